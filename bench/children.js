@@ -1,0 +1,59 @@
+/**
+ * The benchmark's child processes: forked with an IPC channel, remembered by pid, and all stopped
+ * by pid when the run ends, fails or is interrupted.
+ */
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+
+const running = new Set();
+
+/**
+ * Forks `script` and resolves once it reports `{ type: 'ready' }`. The returned handle can ask
+ * the child something and await the answer of a given type.
+ */
+export async function startChild(script, args = [], { execArgv = [], name = script } = {}) {
+  const child = fork(new URL(script, import.meta.url), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    throw new Error(`${name} (pid ${child.pid}) exited early with ${signal ?? `code ${code}`}`);
+  });
+  exited.catch(() => {}); // observed through `ask` and the ready race below
+  const ready = await Promise.race([waitFor(child, 'ready'), exited]);
+  return {
+    pid: child.pid,
+    ready,
+    /** Sends `message` and resolves with the child's next message of type `replyType`. */
+    ask(message, replyType) {
+      const reply = waitFor(child, replyType);
+      child.send(message);
+      return Promise.race([reply, exited]);
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+function waitFor(child, type) {
+  return new Promise((resolve) => {
+    const onMessage = (msg) => {
+      if (msg?.type !== type) return;
+      child.off('message', onMessage);
+      resolve(msg);
+    };
+    child.on('message', onMessage);
+  });
+}
+
+/** Asks the child to stop; after 5 s it is killed by pid. */
+async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  if (child.connected) child.send({ type: 'stop' });
+  const timer = setTimeout(() => process.kill(child.pid, 'SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function stopAllChildren() {
+  await Promise.all([...running].map(stopChild));
+}

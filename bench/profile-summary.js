@@ -1,0 +1,56 @@
+/**
+ * Self time per function in a V8 `.cpuprofile` (as `node --cpu-prof` writes it): the functions
+ * that burn the CPU themselves, not those that merely call them. Used by `bench/run.js --cpu-prof`,
+ * or on its own: `node bench/profile-summary.js <file.cpuprofile> [top]`.
+ */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function place(callFrame) {
+  const { url, lineNumber } = callFrame;
+  if (!url) return '(native)';
+  const file = url.startsWith('file://') ? path.relative(projectRoot, fileURLToPath(url)) : url;
+  return `${file}:${lineNumber + 1}`;
+}
+
+/** Returns rows of { fn, where, selfMs, share } sorted by self time, largest first. */
+export async function selfTimes(file) {
+  const profile = JSON.parse(await readFile(file, 'utf8'));
+  const nodeById = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map();
+  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const byFunction = new Map();
+  let totalUs = 0;
+  for (const [id, us] of selfUs) {
+    const { callFrame } = nodeById.get(id);
+    const key = `${callFrame.functionName || '(anonymous)'} ${place(callFrame)}`;
+    const row = byFunction.get(key) ?? { fn: callFrame.functionName || '(anonymous)', where: place(callFrame), selfMs: 0 };
+    row.selfMs += us / 1000;
+    byFunction.set(key, row);
+    totalUs += us;
+  }
+  const rows = [...byFunction.values()].sort((a, b) => b.selfMs - a.selfMs);
+  for (const r of rows) r.share = r.selfMs / (totalUs / 1000);
+  return rows;
+}
+
+/** The top functions overall and the top ones in the project's own proxy code, as Markdown. */
+export async function summarizeProfile(file, top = 15) {
+  const rows = await selfTimes(file);
+  const table = (list) => ['| self ms | share | function | where |', '|---:|---:|---|---|', ...list.map((r) => `| ${r.selfMs.toFixed(0)} | ${(r.share * 100).toFixed(1)}% | ${r.fn} | ${r.where} |`)].join('\n');
+  const busy = rows.filter((r) => r.fn !== '(idle)' && r.fn !== '(program)');
+  const own = rows.filter((r) => r.where.startsWith('dist/') || r.where.startsWith('src/'));
+  return `Top ${top} by self time:\n${table(busy.slice(0, top))}\n\nProject code (dist/) by self time:\n${table(own.slice(0, top))}`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [file, top] = process.argv.slice(2);
+  if (!file) {
+    console.error('usage: node bench/profile-summary.js <file.cpuprofile> [top]');
+    process.exit(2);
+  }
+  console.log(await summarizeProfile(file, top ? Number(top) : undefined));
+}

@@ -1,0 +1,219 @@
+/**
+ * The command line: a thin shell over the library. Every command turns its flags into options,
+ * calls one function, and turns failures into a clear line and an exit code — never a stack trace.
+ */
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { startRuntime, closeOnSignals, ScenarioRejectedError, type RuntimeOptions } from './runtime.js';
+import { startMockDealer } from './mock/index.js';
+import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem } from './scenario/load.js';
+import { watchScenarioFile } from './scenario/watch.js';
+import { runReportCommand } from './journal/report.js';
+import { runCtl } from './control/ctl.js';
+import { formatReport } from './journal/report-format.js';
+
+const out = (line: string) => process.stdout.write(line + '\n');
+const err = (line: string) => process.stderr.write(line + '\n');
+
+/** Exit with a message, the way every user-facing failure ends. */
+function fail(message: string, code = 2): never {
+  err(`aap-chaos: ${message}`);
+  process.exit(code);
+}
+
+/** "30s", "500ms", "2m" or a bare number of milliseconds. */
+export function parseDuration(value: string | number, flag: string): number {
+  if (typeof value === 'number') return value;
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value.trim());
+  if (!m) fail(`--${flag}: "${value}" is not a duration (use e.g. 30s, 500ms or a number of milliseconds)`);
+  const n = Number(m[1]);
+  return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
+}
+
+async function runProxy(argv: Record<string, any>): Promise<void> {
+  const opts: RuntimeOptions = {
+    target: argv.target,
+    port: argv.port,
+    host: argv.host,
+    adminPort: argv.adminPort,
+    adminHost: argv.adminHost,
+    adminToken: argv.adminToken,
+    scenario: argv.scenario,
+    seed: argv.seed,
+    profile: argv.profile,
+    extensionUri: argv.extensionUri,
+    upstreamTimeoutMs: parseDuration(argv.upstreamTimeout, 'upstream-timeout'),
+    maxInspectBytes: argv.maxInspectBytes,
+    rewriteCard: argv.rewriteCard,
+    dryRun: argv.dryRun,
+    allowHeaderFaults: argv.allowHeaderFaults,
+    journalFile: argv.journal,
+    journalRing: argv.journalRing,
+    drainTimeoutMs: parseDuration(argv.drainTimeout, 'drain-timeout'),
+    clientKey: argv.clientKey,
+    mock: { profile: argv.mockProfile, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
+    log: out,
+  };
+  let runtime;
+  try {
+    runtime = await startRuntime(opts);
+  } catch (e) {
+    if (e instanceof ScenarioRejectedError) fail(e.message);
+    fail((e as Error).message);
+  }
+  if (!opts.target) {
+    out('');
+    out('Try it (inventory.search through the proxy):');
+    out(
+      `  curl -s ${runtime.url}/a2a -H 'content-type: application/json' -H 'A2A-Version: 1.0' ` +
+        `-d '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"data":{"type":"inventory.search.request","filters":{"make":["Honda"]},"pagination":{"limit":2}},"mediaType":"application/vnd.autoagent.inventory-search-request+json"}]}}}'`,
+    );
+  }
+  let stopWatching: (() => void) | undefined;
+  if (argv.watch && typeof argv.scenario === 'string') {
+    const ref = await resolveScenarioRef(argv.scenario);
+    if (ref.ok) {
+      out(`watching ${ref.path} for changes`);
+      stopWatching = watchScenarioFile(
+        ref.path,
+        (scenario) => {
+          runtime.use(scenario).then(
+            (engine) => out(`reloaded ${ref.path}: scenario ${engine.name} (${engine.rules().length} rules)`),
+            (e) => err(`reload failed: ${(e as Error).message}`),
+          );
+        },
+        (problems) => {
+          err(`${ref.path} was not loaded; the running scenario stays:`);
+          for (const p of problems) err(`  ${formatProblem(p)}`);
+        },
+      ).close;
+    }
+  }
+  const printReport = argv.report as boolean;
+  closeOnSignals(
+    {
+      close: async () => {
+        stopWatching?.();
+        const report = printReport ? runtime.report() : undefined;
+        await runtime.close();
+        if (report) out(formatReport(report));
+      },
+    },
+    { log: out },
+  );
+}
+
+async function main(): Promise<void> {
+  await yargs(hideBin(process.argv))
+    .scriptName('aap-chaos')
+    .usage('$0 [--target URL] [options]\n\nA fault-injection reverse proxy for AAP dealer agents. Without --target it serves an embedded mock dealer.')
+    .command(
+      '$0',
+      'run the proxy (in front of --target, or of the embedded mock dealer)',
+      (y) =>
+        y
+          .option('target', { type: 'string', describe: 'dealer agent base URL; without it the embedded mock dealer is used' })
+          .option('port', { type: 'number', default: 8080, describe: 'proxy port (0 = any free port)' })
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'proxy address' })
+          .option('scenario', { alias: 's', type: 'string', describe: 'scenario file, or the name of a built-in scenario' })
+          .option('watch', { type: 'boolean', default: false, describe: 'reload the scenario file when it changes' })
+          .option('seed', { type: 'number', describe: 'seed for every random choice (overrides the scenario)' })
+          .option('profile', { choices: ['auto', '1.3', '2.0'] as const, default: 'auto' as const, describe: 'envelope profile; auto reads the dealer card' })
+          .option('extension-uri', { type: 'string', describe: 'AAP extension URI named by -32008 (default: from the dealer card)' })
+          .option('upstream-timeout', { type: 'string', default: '30s', describe: 'how long to wait for the dealer (e.g. 30s, 500ms)' })
+          .option('max-inspect-bytes', { type: 'number', default: 1024 * 1024, describe: 'request bodies larger than this are forwarded without inspection' })
+          .option('rewrite-card', { type: 'boolean', default: true, describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)' })
+          .option('dry-run', { type: 'boolean', default: false, describe: 'decide and journal faults, but change nothing' })
+          .option('allow-header-faults', { type: 'boolean', default: false, describe: 'let requests force a fault with x-aap-chaos: <rule id | AAP code>' })
+          .option('admin-port', { type: 'number', default: 8081, describe: 'admin API port (0 = any free port)' })
+          .option('admin-host', { type: 'string', default: '127.0.0.1', describe: 'admin API address (any non-loopback address needs --admin-token)' })
+          .option('admin-token', { type: 'string', describe: 'bearer token for the admin API (or AAP_CHAOS_ADMIN_TOKEN)' })
+          .option('journal', { type: 'string', describe: 'append one JSON line per request to this file' })
+          .option('journal-ring', { type: 'number', default: 10_000, describe: 'journal entries kept in memory for the admin API' })
+          .option('drain-timeout', { type: 'string', default: '5s', describe: 'how long requests in flight may finish at shutdown' })
+          .option('client-key', { type: 'string', default: 'ip', describe: 'who a journal line belongs to: ip or header:NAME' })
+          .option('report', { type: 'boolean', default: false, describe: 'print the buyer report when the proxy stops' })
+          .option('mock-profile', { choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default 1.3)' })
+          .option('mock-streaming', { type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage' })
+          .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' }),
+      (argv) => runProxy(argv),
+    )
+    .command(
+      'mock',
+      'serve the embedded mock dealer alone',
+      (y) =>
+        y
+          .option('port', { type: 'number', default: 8090 })
+          .option('host', { type: 'string', default: '127.0.0.1' })
+          .option('profile', { choices: ['1.3', '2.0'] as const, default: '1.3' as const })
+          .option('mock-streaming', { type: 'boolean', default: false })
+          .option('inventory', { type: 'string' })
+          .option('seed', { type: 'number' }),
+      async (argv) => {
+        try {
+          const mock = await startMockDealer({ port: argv.port, host: argv.host, profile: argv.profile, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed: argv.seed });
+          out(`mock dealer (AAP ${argv.profile}) on ${mock.url}; agent card at ${mock.url}/.well-known/agent-card.json`);
+          closeOnSignals({ close: () => mock.close() }, { log: out });
+        } catch (e) {
+          fail((e as Error).message);
+        }
+      },
+    )
+    .command(
+      'validate <files..>',
+      'check scenario files; exit 0 when all are valid, 1 otherwise',
+      (y) => y.positional('files', { type: 'string', array: true, demandOption: true }),
+      async (argv) => {
+        const result = await validateFiles(argv.files as string[]);
+        out(result.output);
+        process.exitCode = result.ok ? 0 : 1;
+      },
+    )
+    .command('scenarios', 'list the built-in scenarios', {}, async () => {
+      for (const s of await listBuiltinScenarios()) out(`${s.name.padEnd(22)} ${s.description ?? ''}`);
+    })
+    .command(
+      'report <journal>',
+      'grade a buyer from a journal file; exit 1 when a check fails',
+      (y) =>
+        y
+          .positional('journal', { type: 'string', demandOption: true })
+          .option('json', { type: 'boolean', default: false })
+          .option('junit', { type: 'string', describe: 'also write JUnit XML to this file' })
+          .option('profile', { choices: ['1.3', '2.0'] as const })
+          .option('extension-uri', { type: 'string' }),
+      async (argv) => {
+        const result = await runReportCommand(argv.journal as string, { json: argv.json, junit: argv.junit, profile: argv.profile, extensionUri: argv.extensionUri });
+        out(result.output);
+        process.exitCode = result.exitCode;
+      },
+    )
+    .command(
+      'ctl <verb> [args..]',
+      'drive a running instance: status | use <FILE|NAME> | enable <ID> | disable <ID> | reset | events | journal | report',
+      (y) =>
+        y
+          .positional('verb', { type: 'string', demandOption: true })
+          .positional('args', { type: 'string', array: true })
+          .option('admin', { type: 'string', describe: 'admin API URL (default http://127.0.0.1:8081)' })
+          .option('token', { type: 'string', describe: 'admin token (or AAP_CHAOS_ADMIN_TOKEN)' }),
+      async (argv) => {
+        const ac = new AbortController();
+        process.once('SIGINT', () => ac.abort());
+        const rest = process.argv.slice(process.argv.indexOf('ctl') + 1).filter((a, i, all) => !(a.startsWith('--admin') || a.startsWith('--token') || ['--admin', '--token'].includes(all[i - 1] ?? '')));
+        process.exitCode = await runCtl(rest, { adminUrl: argv.admin, token: argv.token, out, err, signal: ac.signal });
+      },
+    )
+    .strict()
+    .fail((msg, e, y) => {
+      if (e) fail(e.message);
+      void y;
+      err(`${msg}\n\nRun "aap-chaos --help" for usage.`);
+      process.exit(2);
+    })
+    .help()
+    .version()
+    .parseAsync();
+}
+
+main().catch((e) => fail((e as Error)?.message ?? String(e)));

@@ -1,0 +1,278 @@
+/**
+ * The admin API: a separate HTTP listener that reads and steers a running instance. JSON in and
+ * out; every error is `{ "error": { "message", "problems"? } }`.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { RuleStatus, ScenarioEngine } from '../engine/decision.js';
+import type { Journal } from '../journal/journal.js';
+import type { Report } from '../journal/report.js';
+import type { RuntimeStatus, ScenarioInput } from '../runtime.js';
+import { bearerTokenMatches } from './auth.js';
+import type { EventHub } from './events.js';
+import type { ChaosMetrics } from './metrics.js';
+
+/** What the admin API drives; the runtime provides it. */
+export interface ControlSurface {
+  readonly engine: ScenarioEngine | undefined;
+  readonly journal: Journal;
+  readonly metrics: ChaosMetrics;
+  readonly hub: EventHub;
+  status(): RuntimeStatus;
+  /** Validates and swaps the scenario; throws ScenarioRejectedError and keeps the old one when invalid. */
+  use(input: ScenarioInput): Promise<ScenarioEngine>;
+  /** The rule after the change, or undefined when no loaded rule has that id. */
+  setRuleEnabled(id: string, enabled: boolean): RuleStatus | undefined;
+  /** Counters, rate-limit state and the journal ring. */
+  reset(): void;
+  report(): Report;
+}
+
+export interface AdminServerOptions {
+  host: string;
+  port: number;
+  token?: string;
+}
+
+export interface AdminServer {
+  url: string;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const BUILTIN_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
+
+/** An error the API answers with; anything else is a bug and answers 500 without details. */
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly problems?: string[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+interface Call {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  params: string[];
+}
+
+interface Route {
+  method: string;
+  path: RegExp;
+  handle(surface: ControlSurface, call: Call): Promise<void> | void;
+}
+
+const routes: Route[] = [
+  { method: 'GET', path: /^\/status$/, handle: (s, { res }) => sendJson(res, 200, s.status()) },
+  {
+    method: 'GET',
+    path: /^\/scenario$/,
+    handle: (s, { res }) => {
+      if (!s.engine) throw new ApiError(404, 'no scenario is loaded: every request is forwarded untouched');
+      sendJson(res, 200, s.engine.definition);
+    },
+  },
+  { method: 'PUT', path: /^\/scenario$/, handle: putScenario },
+  {
+    method: 'PATCH',
+    path: /^\/rules\/([^/]+)$/,
+    handle: async (s, { req, res, params }) => {
+      const id = decodeURIComponent(params[0]!);
+      const body = await readJsonBody(req);
+      const enabled = (body as { enabled?: unknown } | null)?.enabled;
+      if (typeof enabled !== 'boolean') throw new ApiError(400, 'the body must be {"enabled": true} or {"enabled": false}');
+      if (!s.engine) throw new ApiError(404, `no scenario is loaded, so there is no rule "${id}"`);
+      const rule = s.setRuleEnabled(id, enabled);
+      if (!rule) throw new ApiError(404, `no rule "${id}" in scenario ${s.engine.name}; rules: ${s.engine.rules().map((r) => r.id).join(', ') || '(none)'}`);
+      sendJson(res, 200, rule);
+    },
+  },
+  {
+    method: 'POST',
+    path: /^\/reset$/,
+    handle: (s, { res }) => {
+      s.reset();
+      sendJson(res, 200, { reset: true });
+    },
+  },
+  { method: 'GET', path: /^\/journal$/, handle: getJournal },
+  { method: 'GET', path: /^\/report$/, handle: (s, { res }) => sendJson(res, 200, s.report()) },
+  {
+    method: 'GET',
+    path: /^\/metrics$/,
+    handle: async (s, { res }) => {
+      const text = await s.metrics.text();
+      res.writeHead(200, { 'content-type': s.metrics.contentType, 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/events$/,
+    handle: () => {
+      throw new ApiError(426, 'GET /events is a WebSocket: connect with a WebSocket client', undefined, { upgrade: 'websocket', connection: 'Upgrade' });
+    },
+  },
+];
+
+export async function startAdminServer(surface: ControlSurface, opts: AdminServerOptions): Promise<AdminServer> {
+  const server = http.createServer((req, res) => {
+    handleRequest(surface, opts.token, req, res).catch((err: unknown) => {
+      process.emitWarning(`aap-chaos: admin request failed: ${(err as Error)?.message ?? String(err)}`);
+      if (!res.headersSent) sendJson(res, 500, { error: { message: 'internal error in the admin API' } });
+      else res.destroy();
+    });
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = new URL(req.url ?? '/', 'http://admin').pathname;
+    if (path !== '/events') return refuseUpgrade(socket, 404, `no WebSocket at ${path}; live events are at /events`);
+    if (opts.token && !bearerTokenMatches(req.headers.authorization, opts.token)) return refuseUpgrade(socket, 401, UNAUTHORIZED);
+    surface.hub.accept(req, socket, head);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${host}:${addr.port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const UNAUTHORIZED = 'missing or wrong admin token: send "Authorization: Bearer <token>"';
+
+async function handleRequest(surface: ControlSurface, token: string | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    if (token && !bearerTokenMatches(req.headers.authorization, token)) throw new ApiError(401, UNAUTHORIZED, undefined, { 'www-authenticate': 'Bearer' });
+    const url = new URL(req.url ?? '/', 'http://admin');
+    const onPath = routes.map((r) => ({ route: r, m: r.path.exec(url.pathname) })).filter((x) => x.m);
+    if (onPath.length === 0) throw new ApiError(404, `no such endpoint: ${req.method} ${url.pathname}`);
+    const hit = onPath.find((x) => x.route.method === req.method);
+    if (!hit) {
+      const allow = onPath.map((x) => x.route.method).join(', ');
+      throw new ApiError(405, `${req.method} is not supported on ${url.pathname}; use ${allow}`, undefined, { allow });
+    }
+    await hit.route.handle(surface, { req, res, url, params: hit.m!.slice(1) });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    // The request body may still be arriving; answer and let the connection close.
+    sendJson(res, err.status, { error: { message: err.message, ...(err.problems ? { problems: err.problems } : {}) } }, err.headers);
+  }
+}
+
+/** Body: YAML or JSON scenario text, or `{"name": "<built-in>"}`. */
+async function putScenario(surface: ControlSurface, { req, res }: Call): Promise<void> {
+  const text = (await readBody(req)).toString('utf8');
+  if (text.trim() === '') throw new ApiError(400, 'empty body: send a scenario as YAML or JSON, or {"name": "<built-in scenario>"}');
+  let input: ScenarioInput = text.includes('\n') ? text : `${text}\n`; // text, never mistaken for a name or path
+  const parsed = isJson(req) ? parseJson(text) : parseJsonOrUndefined(text);
+  const keys = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.keys(parsed) : [];
+  if (keys.length === 1 && keys[0] === 'name') {
+    const name = (parsed as { name: unknown }).name;
+    if (typeof name !== 'string' || !BUILTIN_NAME.test(name))
+      throw new ApiError(400, '"name" must be the name of a built-in scenario (letters, digits, - and _); send a file\'s content as the body instead');
+    input = name;
+  }
+  let engine: ScenarioEngine;
+  try {
+    engine = await surface.use(input);
+  } catch (err) {
+    const problems = (err as { problems?: unknown }).problems;
+    if (!Array.isArray(problems)) throw err;
+    const n = problems.length;
+    throw new ApiError(422, `scenario rejected (${n} ${n === 1 ? 'problem' : 'problems'}); the current scenario is kept`, problems as string[]);
+  }
+  sendJson(res, 200, { scenario: engine.name, seed: engine.seed, rules: engine.rules() });
+}
+
+function getJournal(surface: ControlSurface, { res, url }: Call): void {
+  const since = url.searchParams.get('since') ?? undefined;
+  if (since !== undefined && !ULID.test(since)) throw new ApiError(400, `since must be a journal entry id (a 26-character ULID), got "${since}"`);
+  const limitText = url.searchParams.get('limit');
+  let limit: number | undefined;
+  if (limitText !== null) {
+    limit = Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1) throw new ApiError(400, `limit must be a whole number of 1 or more, got "${limitText}"`);
+  }
+  const lines = surface.journal.entries({ since: since?.toUpperCase(), limit }).map((e) => JSON.stringify(e) + '\n');
+  const body = lines.join('');
+  res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined; // YAML, most likely
+  }
+}
+
+function isJson(req: IncomingMessage): boolean {
+  return /\bjson\b/i.test(req.headers['content-type'] ?? '');
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  return parseJson((await readBody(req)).toString('utf8'));
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ApiError(400, `the request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new ApiError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const bytes = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': bytes.length });
+  res.end(bytes);
+}
+
+function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ error: { message } });
+  const reason = http.STATUS_CODES[status] ?? '';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      (status === 401 ? 'www-authenticate: Bearer\r\n' : '') +
+      `\r\n${body}`,
+  );
+}

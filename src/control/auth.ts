@@ -1,0 +1,37 @@
+/**
+ * The admin token rule: on loopback the API may run open; anywhere else it needs a token, and
+ * every call must present it as `Authorization: Bearer <token>`.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+
+export const ADMIN_TOKEN_ENV = 'AAP_CHAOS_ADMIN_TOKEN';
+
+/** True for addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1') return true;
+  if (h.startsWith('::ffff:')) return isLoopbackHost(h.slice('::ffff:'.length));
+  return isIP(h) === 4 && h.startsWith('127.');
+}
+
+/** Throws when the admin API would be reachable from other machines without a token. */
+export function assertAdminExposureAllowed(host: string, token: string | undefined): void {
+  if (token || isLoopbackHost(host)) return;
+  throw new Error(
+    `refusing to start the admin API on ${host} without a token: anyone who can reach that address could change faults. ` +
+      `Pass --admin-token (or set ${ADMIN_TOKEN_ENV}), or keep --admin-host on 127.0.0.1.`,
+  );
+}
+
+/**
+ * Checks an Authorization header against the token. Both sides are hashed first so the comparison
+ * is constant-time and of equal length whatever was sent.
+ */
+export function bearerTokenMatches(authorization: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(authorization?.trim() ?? '');
+  if (!match) return false;
+  const sent = createHash('sha256').update(match[1]!).digest();
+  const expected = createHash('sha256').update(token).digest();
+  return timingSafeEqual(sent, expected);
+}

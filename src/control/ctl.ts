@@ -1,0 +1,243 @@
+/**
+ * `aap-chaos ctl`: a shell front for the admin API, for scripted QA sessions.
+ * Each verb is one call; the answer is printed for a person (journal lines stay JSON).
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { WebSocket } from 'ws';
+import type { RuleStatus } from '../engine/decision.js';
+import type { JournalEntry } from '../journal/entry.js';
+import type { Report } from '../journal/report.js';
+import { formatReport } from '../journal/report-format.js';
+import type { RuntimeStatus } from '../runtime.js';
+import { ADMIN_TOKEN_ENV } from './auth.js';
+import type { DroppedNotice } from './events.js';
+
+export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
+
+export interface CtlOptions {
+  adminUrl?: string;
+  /** Sent as `Authorization: Bearer`; defaults to the AAP_CHAOS_ADMIN_TOKEN variable. */
+  token?: string;
+  out: (line: string) => void;
+  /** Where errors go (default: `out`). */
+  err?: (line: string) => void;
+  /** Ends `events` (the CLI aborts it on Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+export const CTL_USAGE = 'usage: aap-chaos ctl status | use <FILE|NAME> | enable <ID> | disable <ID> | reset | events | journal [--since ULID] [--limit N] | report [--json]';
+
+/** A failed call, already phrased for the person at the shell. */
+class CtlError extends Error {
+  constructor(
+    message: string,
+    readonly details: string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Runs one verb; resolves with the exit code (0 ok, 1 failed call, 2 bad usage). */
+export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> {
+  const err = opts.err ?? opts.out;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+    });
+  } catch (e) {
+    err(`${(e as Error).message}\n${CTL_USAGE}`);
+    return 2;
+  }
+  const [verb, arg, ...extra] = parsed.positionals;
+  const needsArg = verb === 'use' || verb === 'enable' || verb === 'disable';
+  if (!verb || !(verb in VERBS) || (needsArg && !arg) || extra.length > 0 || (!needsArg && arg)) {
+    err(verb && !(verb in VERBS) ? `unknown ctl command "${verb}"\n${CTL_USAGE}` : CTL_USAGE);
+    return 2;
+  }
+  const api = new AdminClient((opts.adminUrl ?? DEFAULT_ADMIN_URL).replace(/\/+$/, ''), opts.token ?? process.env[ADMIN_TOKEN_ENV]);
+  try {
+    await VERBS[verb as Verb]({ api, arg: arg ?? '', flags: parsed.values, out: opts.out, signal: opts.signal });
+    return 0;
+  } catch (e) {
+    if (!(e instanceof CtlError)) throw e;
+    err(`error: ${e.message}`);
+    for (const d of e.details) err(`  ${d}`);
+    return 1;
+  }
+}
+
+interface VerbCall {
+  api: AdminClient;
+  arg: string;
+  flags: { since?: string; limit?: string; json?: boolean };
+  out: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+type Verb = 'status' | 'use' | 'enable' | 'disable' | 'reset' | 'events' | 'journal' | 'report';
+
+const VERBS: Record<Verb, (call: VerbCall) => Promise<void>> = {
+  async status({ api, out }) {
+    formatStatus((await api.json('GET', '/status')) as RuntimeStatus).forEach((l) => out(l));
+  },
+  async use({ api, arg, out }) {
+    const body = await scenarioBody(arg);
+    const loaded = (await api.json('PUT', '/scenario', body)) as { scenario: string; seed: number; rules: RuleStatus[] };
+    out(`scenario ${loaded.scenario} loaded (seed ${loaded.seed}, ${loaded.rules.length} ${loaded.rules.length === 1 ? 'rule' : 'rules'})`);
+  },
+  async enable({ api, arg, out }) {
+    out(ruleLine((await api.json('PATCH', `/rules/${encodeURIComponent(arg)}`, jsonBody({ enabled: true }))) as RuleStatus));
+  },
+  async disable({ api, arg, out }) {
+    out(ruleLine((await api.json('PATCH', `/rules/${encodeURIComponent(arg)}`, jsonBody({ enabled: false }))) as RuleStatus));
+  },
+  async reset({ api, out }) {
+    await api.json('POST', '/reset');
+    out('counters, rate-limit state and the journal ring are reset');
+  },
+  async journal({ api, flags, out }) {
+    const query = new URLSearchParams();
+    if (flags.since) query.set('since', flags.since);
+    if (flags.limit) query.set('limit', flags.limit);
+    const text = await api.text('GET', `/journal${query.size ? `?${query}` : ''}`);
+    for (const line of text.split('\n')) if (line) out(line);
+  },
+  async report({ api, flags, out }) {
+    const report = (await api.json('GET', '/report')) as Report;
+    out(flags.json ? JSON.stringify(report, null, 2) : formatReport(report));
+  },
+  events: ({ api, out, signal }) => api.follow(out, signal),
+};
+
+interface Body {
+  contentType: string;
+  text: string;
+}
+
+function jsonBody(value: unknown): Body {
+  return { contentType: 'application/json', text: JSON.stringify(value) };
+}
+
+/** A file is read here and sent as it is; a bare name asks the instance for its built-in. */
+async function scenarioBody(ref: string): Promise<Body> {
+  const isFile = await stat(ref).then((s) => s.isFile(), () => false);
+  if (isFile) {
+    const text = await readFile(ref, 'utf8');
+    return { contentType: path.extname(ref).toLowerCase() === '.json' ? 'application/json' : 'application/yaml', text };
+  }
+  if (/[/\\]/.test(ref) || path.extname(ref) !== '') throw new CtlError(`no such file: ${ref}`);
+  return jsonBody({ name: ref });
+}
+
+class AdminClient {
+  constructor(
+    private readonly base: string,
+    private readonly token: string | undefined,
+  ) {}
+
+  private get authHeaders(): Record<string, string> {
+    return this.token ? { authorization: `Bearer ${this.token}` } : {};
+  }
+
+  async text(method: string, route: string, body?: Body): Promise<string> {
+    let res: Response;
+    try {
+      res = await fetch(this.base + route, {
+        method,
+        headers: { ...this.authHeaders, ...(body ? { 'content-type': body.contentType } : {}) },
+        body: body?.text,
+      });
+    } catch (e) {
+      throw this.unreachable(e);
+    }
+    const text = await res.text();
+    if (res.ok) return text;
+    let error: { message?: string; problems?: string[] } | undefined;
+    try {
+      error = (JSON.parse(text) as { error?: typeof error }).error;
+    } catch {
+      // not one of our JSON errors: fall through to the status line
+    }
+    throw new CtlError(`${method} ${route} answered ${res.status}: ${error?.message ?? (text.trim() || res.statusText)}`, error?.problems ?? []);
+  }
+
+  async json(method: string, route: string, body?: Body): Promise<unknown> {
+    return JSON.parse(await this.text(method, route, body));
+  }
+
+  /** Prints one line per request until the socket closes or `signal` aborts. */
+  follow(out: (line: string) => void, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(`${this.base.replace(/^http/, 'ws')}/events`, { headers: this.authHeaders });
+      const stop = () => ws.close(1000);
+      signal?.addEventListener('abort', stop, { once: true });
+      ws.on('unexpected-response', (_req, res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          let message = Buffer.concat(chunks).toString('utf8');
+          try {
+            message = (JSON.parse(message) as { error: { message: string } }).error.message;
+          } catch {
+            // keep the raw text
+          }
+          signal?.removeEventListener('abort', stop);
+          ws.terminate();
+          reject(new CtlError(`GET /events answered ${res.statusCode}: ${message}`));
+        });
+      });
+      ws.on('error', (e) => {
+        signal?.removeEventListener('abort', stop);
+        reject(this.unreachable(e));
+      });
+      ws.on('message', (data) => out(eventLine(JSON.parse(data.toString()) as JournalEntry | DroppedNotice)));
+      ws.on('close', () => {
+        signal?.removeEventListener('abort', stop);
+        resolve();
+      });
+    });
+  }
+
+  private unreachable(e: unknown): CtlError {
+    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as { code?: string }).code ?? (e as Error).message;
+    return new CtlError(`cannot reach the admin API at ${this.base} (${cause}); is aap-chaos running? Pass --admin URL`);
+  }
+}
+
+/** One readable line per request: time, method, skill, rule, effect, status, duration. */
+export function eventLine(message: JournalEntry | DroppedNotice): string {
+  if ('type' in message && message.type === 'dropped') return `… ${message.count} events missed: this reader fell behind`;
+  const e = message as JournalEntry;
+  const cols = [
+    e.ts.slice(11, 23),
+    e.method ?? `${e.http_method} ${e.path}`,
+    e.skill ?? '-',
+    e.fired.join(',') || '-',
+    (e.effects.join('; ') || '-') + (e.dry_run && e.fired.length ? ' (dry run)' : ''),
+    e.status === 0 ? 'no reply' : String(e.status),
+    `${Math.round(e.duration_ms)} ms`,
+  ];
+  return cols.join('  ');
+}
+
+function ruleLine(r: RuleStatus): string {
+  return `${r.enabled ? 'on ' : 'off'}  ${r.id}  matched ${r.matched}  fired ${r.fired}${r.effects.length ? `  ${r.effects.join('; ')}` : ''}`;
+}
+
+function formatStatus(s: RuntimeStatus): string[] {
+  const origin = { flag: 'set by flag', card: "from the dealer's card", default: 'default until the card is read' }[s.profile_origin];
+  const lines = [
+    `aap-chaos ${s.version}, up ${s.uptime_s} s: proxy ${s.url} -> ${s.target}${s.mock_dealer ? ' (embedded mock dealer)' : ''}`,
+    `profile ${s.profile} (${origin}), extension ${s.extension_uri}${s.dry_run ? ', DRY RUN' : ''}`,
+    s.scenario ? `scenario ${s.scenario} (seed ${s.seed}), ${s.active_faults} active faults` : 'no scenario: every request is forwarded untouched',
+  ];
+  for (const r of s.rules) lines.push(`  ${ruleLine(r)}`);
+  const j = s.journal;
+  lines.push(`journal: ${j.entries} in memory (ring ${j.ring_size})${j.file ? `, file ${j.file}` : ''}, ${j.dropped} dropped; ${s.events_clients} event clients`);
+  return lines;
+}

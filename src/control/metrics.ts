@@ -1,0 +1,96 @@
+/**
+ * Prometheus metrics, in a registry of their own (never prom-client's global one, so several
+ * instances in one process — a test suite — do not collide). Fed from the journal line of every
+ * request; the cost on the request path is a few counter increments.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ScenarioEngine } from '../engine/decision.js';
+import type { JournalEntry } from '../journal/entry.js';
+import type { RequestObserver } from '../proxy/server.js';
+import { MODIFIER_EFFECTS, TERMINAL_EFFECTS } from '../scenario/effect-kinds.js';
+
+const EFFECT_KEYS: readonly string[] = [...TERMINAL_EFFECTS, ...MODIFIER_EFFECTS];
+
+export class ChaosMetrics implements RequestObserver {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'skill' | 'outcome'>;
+  private readonly faults: Counter<'rule' | 'effect'>;
+  private readonly upstreamLatency: Histogram;
+  private readonly journalDrops: Counter<'sink'>;
+  /** Effect keys of each rule, per engine: a swap brings its own rules. */
+  private readonly effectsByRule = new WeakMap<ScenarioEngine, Map<string, string[]>>();
+
+  constructor(private readonly currentEngine: () => ScenarioEngine | undefined) {
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: 'aap_chaos_requests_total',
+      help: 'Requests answered, by JSON-RPC method, AAP skill and outcome (dealer, injected, proxy, aborted).',
+      labelNames: ['method', 'skill', 'outcome'],
+      registers,
+    });
+    this.faults = new Counter({
+      name: 'aap_chaos_faults_injected_total',
+      help: 'Effects applied to requests, by rule id and effect (dry-run requests are not counted).',
+      labelNames: ['rule', 'effect'],
+      registers,
+    });
+    this.upstreamLatency = new Histogram({
+      name: 'aap_chaos_upstream_latency_seconds',
+      help: "Time until the dealer's response headers arrived.",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    const engineOf = this.currentEngine;
+    new Gauge({
+      name: 'aap_chaos_active_faults',
+      help: 'Injected faults in progress now (what max_active_faults caps).',
+      registers,
+      collect() {
+        this.set(engineOf()?.activeFaults() ?? 0);
+      },
+    });
+    this.journalDrops = new Counter({
+      name: 'aap_chaos_journal_dropped_total',
+      help: 'Journal lines that did not reach a sink: the JSONL file (disk too slow or failing) or a slow /events client.',
+      labelNames: ['sink'],
+      registers,
+    });
+  }
+
+  onRequestDone(entry: JournalEntry): void {
+    const outcome = entry.aborted ? 'aborted' : entry.source;
+    this.requests.inc({ method: entry.method ?? entry.http_method, skill: entry.skill ?? '', outcome });
+    if (entry.upstream_ms !== undefined) this.upstreamLatency.observe(entry.upstream_ms / 1000);
+    if (entry.dry_run || entry.fired.length === 0) return;
+    const engine = this.currentEngine();
+    const effects = engine ? this.ruleEffects(engine) : undefined;
+    for (const rule of entry.fired) {
+      for (const effect of effects?.get(rule) ?? ['unknown']) this.faults.inc({ rule, effect });
+    }
+  }
+
+  journalDropped(sink: 'file' | 'events', count = 1): void {
+    this.journalDrops.inc({ sink }, count);
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private ruleEffects(engine: ScenarioEngine): Map<string, string[]> {
+    let map = this.effectsByRule.get(engine);
+    if (!map) {
+      map = new Map();
+      const rules = (engine.definition as { rules?: Array<Record<string, unknown>> } | undefined)?.rules ?? [];
+      for (const rule of rules) {
+        if (typeof rule.id === 'string') map.set(rule.id, Object.keys(rule).filter((k) => EFFECT_KEYS.includes(k)));
+      }
+      this.effectsByRule.set(engine, map);
+    }
+    return map;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * `rate_limit`: a sliding window per rule and key. Past the limit the buyer gets RATE_LIMITED
+ * whose retry_after_ms is the true time until the oldest counted request leaves the window, so
+ * a buyer that waits exactly that long gets through. Refused requests do not count.
+ */
+import { buildAapError } from '../protocol/envelopes.js';
+import type { Rule } from '../scenario/types.generated.js';
+import type { TerminalEffect } from './effect.js';
+import { envelopeReply } from './terminal-errors.js';
+
+export function createRateLimitEffect(rule: Rule): TerminalEffect {
+  const { limit, window_ms: windowMs } = rule.rate_limit!;
+  return {
+    name: 'rate_limit',
+    terminal: true,
+    explain: () => `rate limit ${limit} per ${windowMs} ms`,
+    decide: (ctx) => {
+      const hits = ((ctx.keyState.hits as number[] | undefined) ??= []);
+      while (hits.length > 0 && hits[0]! <= ctx.now - windowMs) hits.shift();
+      if (hits.length < limit) {
+        hits.push(ctx.now);
+        return undefined;
+      }
+      const retryAfterMs = Math.max(1, Math.ceil(hits[0]! + windowMs - ctx.now));
+      return {
+        action: envelopeReply(buildAapError(ctx.profile, 'RATE_LIMITED', ctx.request.id, { retryAfterMs })),
+        explain: `RATE_LIMITED, retry after ${retryAfterMs} ms`,
+      };
+    },
+  };
+}

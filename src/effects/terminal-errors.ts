@@ -1,0 +1,53 @@
+/**
+ * Terminal effects that answer with a JSON-RPC error envelope: `error` (an AAP code) and
+ * `a2a_error` (an A2A protocol error by name). Both ask src/protocol for the envelope.
+ */
+import { buildA2aError, buildAapError, buildExtensionRequired, type JsonRpcErrorResponse } from '../protocol/envelopes.js';
+import { A2A_ERROR_TABLE, AAP_CODE_TABLE, type A2aErrorName, type AapCode } from '../protocol/codes.js';
+import type { Rule } from '../scenario/types.generated.js';
+import type { EffectContext, TerminalAction, TerminalEffect } from './effect.js';
+
+/** JSON-RPC errors travel on HTTP 200 unless a rule says otherwise. */
+export function envelopeReply(envelope: JsonRpcErrorResponse, status = 200): TerminalAction {
+  return { type: 'reply', status, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(envelope)), envelope };
+}
+
+export function createErrorEffect(rule: Rule): TerminalEffect {
+  const spec = typeof rule.error === 'string' ? { code: rule.error, retryable: rule.retryable, message: rule.message, details: rule.details, retry_after_ms: rule.retry_after_ms } : rule.error!;
+  const code = spec.code as AapCode;
+  const retryable = spec.retryable ?? AAP_CODE_TABLE[code].retryable;
+  const sentence = `${code}${retryable ? ' (retryable)' : ''}${spec.retry_after_ms !== undefined ? `, retry after ${spec.retry_after_ms} ms` : ''}`;
+  return {
+    name: 'error',
+    terminal: true,
+    explain: () => sentence,
+    decide: (ctx: EffectContext) => ({
+      action: envelopeReply(
+        buildAapError(ctx.profile, code, ctx.request.id, {
+          message: spec.message,
+          retryable: spec.retryable,
+          details: spec.details as Record<string, unknown> | undefined,
+          retryAfterMs: spec.retry_after_ms,
+        }),
+      ),
+      explain: sentence,
+    }),
+  };
+}
+
+export function createA2aErrorEffect(rule: Rule): TerminalEffect {
+  const name = rule.a2a_error as A2aErrorName;
+  const sentence = `${name} (${A2A_ERROR_TABLE[name].code})`;
+  return {
+    name: 'a2a_error',
+    terminal: true,
+    explain: () => sentence,
+    decide: (ctx) => ({
+      // -32008 is never bare: by name it gets the URI and header it must carry.
+      action: envelopeReply(
+        name === 'EXTENSION_SUPPORT_REQUIRED' ? buildExtensionRequired(ctx.extensionUri, ctx.request.id) : buildA2aError(name, ctx.request.id, { message: rule.message }),
+      ),
+      explain: sentence,
+    }),
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * What the engine decides for one request, and the interface the proxy asks it through.
+ * The proxy knows nothing of rules; it carries out a Decision.
+ */
+import type { ClassifiedRequest } from '../protocol/classify.js';
+import type { Profile } from '../protocol/codes.js';
+import { emptyPlan, type ReplyPlan, type TerminalAction } from '../effects/effect.js';
+
+export interface Decision {
+  /** Rule ids whose `match` held. */
+  matched: string[];
+  /** Rule ids that fired (`match` and `when` held). */
+  fired: string[];
+  /** One sentence per effect applied. */
+  effects: string[];
+  terminal?: { ruleId: string; action: TerminalAction };
+  plan: ReplyPlan;
+  /** Called once when the reply is finished: releases the rule's slot under max_active_faults. */
+  release(): void;
+}
+
+export interface DecisionInput {
+  request: ClassifiedRequest;
+  profile: Profile;
+  extensionUri: string;
+}
+
+export interface Decider {
+  decide(input: DecisionInput): Decision;
+}
+
+const noop = () => {};
+
+/** The decision when no rule applies: forward untouched. */
+export function passThroughDecision(): Decision {
+  return { matched: [], fired: [], effects: [], plan: emptyPlan(), release: noop };
+}
+
+/** True when a plan leaves the dealer's reply exactly as it is. */
+export function planIsEmpty(plan: ReplyPlan): boolean {
+  return plan.delayMs === 0 && plan.patches.length === 0 && !plan.envelope && !plan.sse && !plan.bytesPerSecond;
+}
+
+/** Per-rule counters, as `/status` and `ctl status` show them. */
+export interface RuleStatus {
+  id: string;
+  description?: string;
+  enabled: boolean;
+  /** Requests whose `match` held. */
+  matched: number;
+  /** Requests on which the rule fired. */
+  fired: number;
+  /** One sentence per effect of the rule. */
+  effects: string[];
+}
+
+/** A loaded scenario ready to decide requests: what the proxy swaps atomically on reload. */
+export interface ScenarioEngine extends Decider {
+  readonly name: string;
+  readonly description?: string;
+  /** The seed actually in use (file, --seed, or a random one). */
+  readonly seed: number;
+  /** The scenario's profile setting, when it has one. */
+  readonly profile?: 'auto' | '1.3' | '2.0';
+  /** The scenario's `report:` thresholds, when it has them. */
+  readonly reportThresholds?: Record<string, number>;
+  /** The scenario as loaded (plain data, what `GET /scenario` returns). */
+  readonly definition: unknown;
+  rules(): RuleStatus[];
+  /** Turns a rule on or off live; false when no rule has that id. */
+  setEnabled(id: string, enabled: boolean): boolean;
+  /** Clears counters, rate-limit state and per-key state. */
+  reset(): void;
+  /** Injected faults in progress now (what max_active_faults caps). */
+  activeFaults(): number;
+}

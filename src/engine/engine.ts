@@ -1,0 +1,191 @@
+/**
+ * The rule engine: for each classified request, walks the candidate rules in order, applies
+ * match → key → when around every effect, collects modifiers into a reply plan, and stops at the
+ * first terminal effect that answers. One engine per loaded scenario; a reload builds a new one.
+ */
+import { AAP_CODES, isAapCode, type AapCode } from '../protocol/codes.js';
+import type { ClassifiedRequest } from '../protocol/classify.js';
+import type { Rule, Scenario } from '../scenario/types.generated.js';
+import { emptyPlan, type EffectContext, type ModifierEffect, type TerminalEffect } from '../effects/effect.js';
+import { createErrorEffect } from '../effects/terminal-errors.js';
+import { effectsOf } from '../effects/registry.js';
+import type { Decision, DecisionInput, RuleStatus, ScenarioEngine } from './decision.js';
+import { compileMatch, RuleIndex, type CompiledMatch } from './match.js';
+import { fires, type KeyCounters } from './when.js';
+import { SeededRandom } from './random.js';
+
+/** Request header that forces one fault when --allow-header-faults is on. */
+export const FAULT_HEADER = 'x-aap-chaos';
+/** Distinct keys remembered per rule; the oldest is forgotten past this. */
+const MAX_KEYS_PER_RULE = 10_000;
+
+interface KeyState extends KeyCounters {
+  data: Record<string, unknown>;
+}
+
+interface CompiledRule {
+  id: string;
+  def: Rule;
+  enabled: boolean;
+  match: CompiledMatch;
+  keyOf: (r: ClassifiedRequest) => string;
+  terminal?: TerminalEffect;
+  modifiers: ModifierEffect[];
+  matched: number;
+  fired: number;
+  keys: Map<string, KeyState>;
+}
+
+export interface EngineOptions {
+  /** Overrides the scenario's seed. */
+  seed?: number;
+  /** Honour `x-aap-chaos: <rule id | AAP code>` on requests. */
+  allowHeaderFaults?: boolean;
+}
+
+function keyFunction(key: string | undefined): (r: ClassifiedRequest) => string {
+  if (!key || key === 'ip') return (r) => r.clientIp;
+  if (key === 'skill') return (r) => r.skill ?? '(no skill)';
+  const name = key.slice('header:'.length).toLowerCase();
+  return (r) => {
+    const v = r.headers[name];
+    return (Array.isArray(v) ? v[0] : v) ?? '(absent)';
+  };
+}
+
+function compileRule(def: Rule): CompiledRule {
+  const { terminal, modifiers } = effectsOf(def);
+  return { id: def.id, def, enabled: def.enabled ?? true, match: compileMatch(def.match), keyOf: keyFunction(def.key), terminal, modifiers, matched: 0, fired: 0, keys: new Map() };
+}
+
+export function randomSeed(): number {
+  return Math.floor(Math.random() * 2 ** 31);
+}
+
+export function createEngine(scenario: Scenario, opts: EngineOptions = {}): ScenarioEngine {
+  const seed = opts.seed ?? scenario.seed ?? randomSeed();
+  const rng = new SeededRandom(seed);
+  const random = () => rng.next();
+  const rules = (scenario.rules ?? []).map(compileRule);
+  const byId = new Map(rules.map((r) => [r.id, r]));
+  const index = new RuleIndex(rules);
+  const maxActive = scenario.max_active_faults;
+  let loadedAt = performance.now();
+  let active = 0;
+  const forcedCodeEffects = new Map<AapCode, TerminalEffect>(AAP_CODES.map((code) => [code, createErrorEffect({ id: `header:${code}`, error: code })]));
+
+  const stateFor = (rule: CompiledRule, key: string): KeyState => {
+    let s = rule.keys.get(key);
+    if (!s) {
+      if (rule.keys.size >= MAX_KEYS_PER_RULE) rule.keys.delete(rule.keys.keys().next().value!);
+      s = { seen: 0, fired: 0, data: {} };
+      rule.keys.set(key, s);
+    }
+    return s;
+  };
+
+  function decide(input: DecisionInput): Decision {
+    const { request } = input;
+    const now = performance.now();
+    const decision: Decision = { matched: [], fired: [], effects: [], plan: emptyPlan(), release: () => {} };
+    const ctxFor = (keyState: Record<string, unknown>): EffectContext => ({ request, profile: input.profile, extensionUri: input.extensionUri, random, now, keyState });
+    let holdsSlot = false;
+    const takeSlot = (): boolean => {
+      if (holdsSlot) return true;
+      if (maxActive !== undefined && active >= maxActive) return false;
+      active++;
+      holdsSlot = true;
+      decision.release = () => {
+        if (holdsSlot) active--;
+        holdsSlot = false;
+      };
+      return true;
+    };
+
+    if (opts.allowHeaderFaults) {
+      const forced = request.headers[FAULT_HEADER];
+      const value = Array.isArray(forced) ? forced[0] : forced;
+      if (value) {
+        const rule = byId.get(value);
+        const terminal = rule?.terminal ?? (isAapCode(value) ? forcedCodeEffects.get(value) : undefined);
+        if ((rule || terminal) && takeSlot()) {
+          const id = rule ? rule.id : `header:${value}`;
+          decision.fired.push(id);
+          if (rule) {
+            rule.fired++;
+            for (const m of rule.modifiers) decision.effects.push(m.apply(decision.plan, ctxFor({})));
+          }
+          const answer = terminal?.decide(ctxFor({}));
+          if (answer) {
+            decision.terminal = { ruleId: id, action: answer.action };
+            decision.effects.push(answer.explain);
+          }
+          return decision;
+        }
+      }
+    }
+
+    const elapsedS = (now - loadedAt) / 1000;
+    for (const rule of index.candidates(request.rpcMethod, request.skill)) {
+      if (!rule.enabled) continue;
+      if (!rule.match.predicates.every((p) => p(request, input.extensionUri))) continue;
+      rule.matched++;
+      decision.matched.push(rule.id);
+      const state = stateFor(rule, rule.keyOf(request));
+      state.seen++;
+      if (!fires(rule.def.when, state, elapsedS, random)) continue;
+      // A rule whose terminal effect has nothing to say (an unmet rate limit) applies nothing.
+      const ctx = ctxFor(state.data);
+      const answer = rule.terminal?.decide(ctx);
+      if (!answer && rule.modifiers.length === 0) continue;
+      if (!takeSlot()) {
+        decision.effects.push(`${rule.id}: skipped, max_active_faults (${maxActive}) reached`);
+        continue;
+      }
+      rule.fired++;
+      state.fired++;
+      decision.fired.push(rule.id);
+      for (const m of rule.modifiers) decision.effects.push(m.apply(decision.plan, ctx));
+      if (answer) {
+        decision.terminal = { ruleId: rule.id, action: answer.action };
+        decision.effects.push(answer.explain);
+        break;
+      }
+    }
+    return decision;
+  }
+
+  return {
+    name: scenario.scenario ?? 'unnamed',
+    description: scenario.description,
+    seed,
+    profile: scenario.profile,
+    reportThresholds: scenario.report as Record<string, number> | undefined,
+    definition: scenario,
+    decide,
+    rules: (): RuleStatus[] =>
+      rules.map((r) => ({
+        id: r.id,
+        description: r.def.description,
+        enabled: r.enabled,
+        matched: r.matched,
+        fired: r.fired,
+        effects: [...(r.terminal ? [r.terminal.explain()] : []), ...r.modifiers.map((m) => m.explain())],
+      })),
+    setEnabled(id, enabled) {
+      const rule = byId.get(id);
+      if (!rule) return false;
+      rule.enabled = enabled;
+      return true;
+    },
+    reset() {
+      for (const r of rules) {
+        r.matched = 0;
+        r.fired = 0;
+        r.keys.clear();
+      }
+      loadedAt = performance.now();
+    },
+    activeFaults: () => active,
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * idempotency: a lead.submit whose outcome the buyer does not know — it got a retryable error,
+ * or it never got the answer (reset, hang, buyer gave up) — may already have created a lead.
+ * Its retry must reuse the same `idempotency_key` with the same payload so the dealer can
+ * return the original lead instead of a duplicate.
+ *
+ * The retry is the next lead.submit with the same payload hash or the same key. This relies on
+ * `request_hash` leaving `idempotency_key` out, so that a new key for the same payload is
+ * still recognisable as the same payload.
+ */
+import type { JournalEntry } from '../entry.js';
+import { fail, notExercised, pass, plural, type Check } from './check.js';
+import { nextRequest, replyWasLost, sawError } from './journal-facts.js';
+
+const LEAD_SKILL = 'lead.submit';
+
+function outcomeUnknown(lead: JournalEntry): boolean {
+  return replyWasLost(lead) || (sawError(lead) && lead.retryable === true);
+}
+
+/** Why a retry broke idempotency, or undefined when it reused key and payload. */
+function retryProblem(original: JournalEntry, retry: JournalEntry): string | undefined {
+  const samePayload = original.request_hash !== undefined && retry.request_hash === original.request_hash;
+  const sameKey = original.idempotency_key !== undefined && retry.idempotency_key === original.idempotency_key;
+  if (samePayload && sameKey) return undefined;
+  if (!samePayload) return 'reused the idempotency_key with a changed payload';
+  if (original.idempotency_key === undefined) return 'retried a lead that had no idempotency_key';
+  return 'retried the same lead with a new idempotency_key';
+}
+
+export const idempotencyCheck: Check = {
+  name: 'idempotency',
+  rule: 'A lead.submit retried after a retryable error or a lost reply reuses its idempotency_key with the same payload.',
+  grade({ requests }) {
+    const good: string[] = [];
+    const bad: { ids: string[]; problem: string }[] = [];
+    let unknown = 0;
+    for (const [index, lead] of requests.entries()) {
+      if (lead.skill !== LEAD_SKILL || !outcomeUnknown(lead)) continue;
+      unknown++;
+      const retry = nextRequest(
+        requests,
+        index,
+        (e) =>
+          e.skill === LEAD_SKILL &&
+          ((lead.request_hash !== undefined && e.request_hash === lead.request_hash) ||
+            (lead.idempotency_key !== undefined && e.idempotency_key === lead.idempotency_key)),
+      );
+      if (retry === undefined) continue;
+      const problem = retryProblem(lead, retry);
+      if (problem === undefined) good.push(lead.id, retry.id);
+      else bad.push({ ids: [lead.id, retry.id], problem });
+    }
+
+    if (unknown === 0) return notExercised('no lead.submit failed retryably or lost its reply for this client');
+    if (good.length === 0 && bad.length === 0) {
+      return notExercised(`${plural(unknown, 'lead.submit')} failed retryably or lost the reply, but none was retried`);
+    }
+    if (bad.length === 0) return pass(good, `reused idempotency_key and payload on ${plural(good.length / 2, 'lead retry', 'lead retries')}`);
+    return fail(
+      bad.flatMap((b) => b.ids),
+      `${bad[0].problem}${bad.length > 1 ? ` (${bad.length} retries broke idempotency)` : ''}; ` +
+        'retry a lead with the same idempotency_key and the same payload so the dealer cannot create it twice',
+    );
+  },
+};

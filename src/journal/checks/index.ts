@@ -1,0 +1,23 @@
+/** The report's checks, in the order the report lists them. */
+import { activationCheck } from './activation.js';
+import { backoffCheck } from './backoff.js';
+import type { Check } from './check.js';
+import { idempotencyCheck } from './idempotency.js';
+import { noStormCheck } from './no-storm.js';
+import { nonRetryableCheck } from './non-retryable.js';
+import { retryAfterCheck } from './retry-after.js';
+import { soldVehicleCheck } from './sold-vehicle.js';
+import { versionCheck } from './version.js';
+
+export const CHECKS: readonly Check[] = [
+  retryAfterCheck,
+  nonRetryableCheck,
+  backoffCheck,
+  activationCheck,
+  versionCheck,
+  idempotencyCheck,
+  noStormCheck,
+  soldVehicleCheck,
+];
+
+export { CHECK_NAMES, type Check, type CheckName, type CheckOutcome, type ClientJournal, type Verdict } from './check.js';

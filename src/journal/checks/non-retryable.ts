@@ -1,0 +1,44 @@
+/**
+ * non-retryable: after an error with `retryable: false`, the buyer never sends that request
+ * again unchanged. "Unchanged" is the same skill and data hash, and also the same
+ * idempotency key and A2A headers: a buyer that fixes its headers after -32008, or picks a fresh
+ * idempotency key after IDEMPOTENCY_CONFLICT, changed the request and is doing the right thing.
+ */
+import type { JournalEntry } from '../entry.js';
+import { fail, notExercised, pass, plural, type Check } from './check.js';
+import { requestIdentity, sawError, skillOf } from './journal-facts.js';
+
+function unchangedKey(entry: JournalEntry): string | undefined {
+  const identity = requestIdentity(entry);
+  if (identity === undefined) return undefined;
+  const extensions = [...(entry.extensions ?? [])].sort();
+  return JSON.stringify([identity, entry.idempotency_key ?? null, entry.a2a_version ?? null, extensions]);
+}
+
+export const nonRetryableCheck: Check = {
+  name: 'non-retryable',
+  rule: 'After an error with retryable: false, the client does not send the same request again unchanged.',
+  grade({ requests }) {
+    /** The first refusal of each unchanged request; later copies are all graded against it. */
+    const refusals = new Map<string, JournalEntry>();
+    const resends: { refusal: JournalEntry; resend: JournalEntry }[] = [];
+    for (const entry of requests) {
+      const key = unchangedKey(entry);
+      if (key === undefined) continue;
+      const refusal = refusals.get(key);
+      if (refusal !== undefined) resends.push({ refusal, resend: entry });
+      else if (sawError(entry) && entry.retryable === false) refusals.set(key, entry);
+    }
+
+    if (refusals.size === 0) return notExercised('no error with retryable: false reached this client');
+    if (resends.length === 0) {
+      return pass([...refusals.values()].map((e) => e.id), `never resent a refused request unchanged (${plural(refusals.size, 'refusal')})`);
+    }
+    const first = resends[0];
+    return fail(
+      resends.flatMap(({ refusal, resend }) => [refusal.id, resend.id]),
+      `resent ${plural(resends.length, 'request')} unchanged after retryable: false (first: ${skillOf(first.refusal)} ` +
+        `after ${first.refusal.error_code}); change the request or give up — it will fail the same way`,
+    );
+  },
+};

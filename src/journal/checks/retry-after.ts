@@ -1,0 +1,42 @@
+/**
+ * retry-after: after RATE_LIMITED with a retry hint, the next request for the same skill starts
+ * no sooner than the hint. The gap is measured from the start of the rate-limited request, the
+ * most lenient reading: a buyer that waits the hint after the reply arrives is always on time.
+ */
+import { fail, notExercised, pass, plural, type Check } from './check.js';
+import { gapMs, nextRequest, retryHintMs, skillOf } from './journal-facts.js';
+
+export const retryAfterCheck: Check = {
+  name: 'retry-after',
+  rule: 'After RATE_LIMITED with retry_after_ms, the next request for the same skill waits at least that long.',
+  grade({ requests, thresholds }) {
+    const tolerance = thresholds.retry_after_tolerance_ms;
+    const onTime: string[] = [];
+    const early: { ids: string[]; gap: number; hint: number; skill: string }[] = [];
+    let hints = 0;
+    for (const [index, limited] of requests.entries()) {
+      const hint = retryHintMs(limited);
+      if (hint === undefined) continue;
+      hints++;
+      const next = nextRequest(requests, index, (e) => skillOf(e) === skillOf(limited));
+      if (next === undefined) {
+        onTime.push(limited.id); // never came back: the hint was honoured
+        continue;
+      }
+      const gap = gapMs(limited, next);
+      if (gap + tolerance >= hint) onTime.push(limited.id, next.id);
+      else early.push({ ids: [limited.id, next.id], gap, hint, skill: skillOf(limited) });
+    }
+
+    if (hints === 0) return notExercised('no RATE_LIMITED reply with a retry hint reached this client');
+    if (early.length === 0) {
+      return pass(onTime, `waited out every retry hint (${plural(hints, 'RATE_LIMITED reply', 'RATE_LIMITED replies')}, tolerance ${tolerance} ms)`);
+    }
+    const worst = early.reduce((a, b) => (b.hint - b.gap > a.hint - a.gap ? b : a));
+    return fail(
+      early.flatMap((e) => e.ids),
+      `came back early after ${early.length} of ${plural(hints, 'RATE_LIMITED reply', 'RATE_LIMITED replies')}: ${worst.skill} again after ${worst.gap} ms ` +
+        `against a ${worst.hint} ms hint (tolerance ${tolerance} ms); wait retry_after_ms before resending`,
+    );
+  },
+};

@@ -1,0 +1,53 @@
+/**
+ * sold-vehicle: after VEHICLE_UNAVAILABLE or VEHICLE_NOT_FOUND, the buyer does not keep asking
+ * for the same vehicle. Re-requests are counted until the dealer answers that vehicle
+ * successfully again (it came back); more than `same_vehicle_max_repeats` is a loop.
+ */
+import type { JournalEntry } from '../entry.js';
+import { fail, notExercised, pass, plural, type Check } from './check.js';
+import { sawError, sawSuccess } from './journal-facts.js';
+
+const GONE_CODES = ['VEHICLE_UNAVAILABLE', 'VEHICLE_NOT_FOUND'] as const;
+
+interface GoneVehicle {
+  vehicle: string;
+  refusal: JournalEntry;
+  repeats: JournalEntry[];
+}
+
+export const soldVehicleCheck: Check = {
+  name: 'sold-vehicle',
+  rule: 'After VEHICLE_UNAVAILABLE / VEHICLE_NOT_FOUND, the same vehicle is not requested again in a loop.',
+  grade({ requests, thresholds }) {
+    const maxRepeats = thresholds.same_vehicle_max_repeats;
+    const episodes: GoneVehicle[] = [];
+    const watching = new Map<string, GoneVehicle>();
+    for (const entry of requests) {
+      if (entry.vehicle === undefined) continue;
+      const gone = watching.get(entry.vehicle);
+      if (gone !== undefined) {
+        gone.repeats.push(entry);
+        if (sawSuccess(entry)) watching.delete(entry.vehicle);
+      } else if (sawError(entry, GONE_CODES)) {
+        const episode = { vehicle: entry.vehicle, refusal: entry, repeats: [] };
+        episodes.push(episode);
+        watching.set(entry.vehicle, episode);
+      }
+    }
+
+    if (episodes.length === 0) return notExercised('no VEHICLE_UNAVAILABLE or VEHICLE_NOT_FOUND reply reached this client');
+    const loops = episodes.filter((e) => e.repeats.length > maxRepeats);
+    if (loops.length === 0) {
+      return pass(
+        episodes.map((e) => e.refusal.id),
+        `let go of ${plural(episodes.length, 'gone vehicle')} (at most ${maxRepeats} re-requests allowed)`,
+      );
+    }
+    const worst = loops.reduce((a, b) => (b.repeats.length > a.repeats.length ? b : a));
+    return fail(
+      loops.flatMap((e) => [e.refusal.id, ...e.repeats.map((r) => r.id)]),
+      `requested vehicle ${worst.vehicle} ${worst.repeats.length} more times after ${worst.refusal.error_code} (allowed ${maxRepeats}); ` +
+        `drop a vehicle once the dealer says it is gone`,
+    );
+  },
+};

@@ -1,0 +1,61 @@
+/**
+ * One journal line: everything decided and observed for one buyer request.
+ * The report grades buyers from these lines alone, so every field it needs lives here.
+ * No credentials and no lead.submit personal data ever appear: payloads are reduced to hashes.
+ */
+import type { JsonRpcId } from '../protocol/envelopes.js';
+
+export type ReplySource =
+  | 'dealer' // the dealer's own reply, possibly modified (delay, patch, envelope, stream, bandwidth)
+  | 'injected' // a terminal effect answered instead of the dealer
+  | 'proxy'; // the proxy's own reply: the dealer could not be reached
+
+export interface JournalEntry {
+  /** ULID; sortable, also the cursor for `GET /journal?since=`. */
+  id: string;
+  /** Start time, RFC 3339 with milliseconds. */
+  ts: string;
+  /** Milliseconds since the Unix epoch at start (what the report computes gaps with). */
+  t: number;
+  duration_ms: number;
+  /** The client key (by default the buyer's address). */
+  client: string;
+  http_method: string;
+  path: string;
+  /** classification of the body: jsonrpc | not-json | not-jsonrpc | batch | oversized | none */
+  kind: string;
+  method?: string;
+  skill?: string;
+  rpc_id?: JsonRpcId;
+  a2a_version?: string | null;
+  extensions?: string[];
+  /** Canonical hash of the skill DataPart's `data` (what "the same request" means). */
+  request_hash?: string;
+  /** lead.submit only. */
+  idempotency_key?: string;
+  /** inventory.vehicle only: the identifier asked for (vin, stock or vehicle_id). */
+  vehicle?: string;
+  /** Rule ids whose match held. */
+  matched: string[];
+  /** Rule ids that fired (match and when held). */
+  fired: string[];
+  /** One sentence per effect applied, e.g. "RATE_LIMITED, retry after 2000 ms". */
+  effects: string[];
+  /** HTTP status sent to the buyer (0 when the connection was reset or the buyer left first). */
+  status: number;
+  source: ReplySource;
+  /** JSON-RPC error code of the reply, when it was an error envelope. */
+  rpc_code?: number;
+  /** AAP code (or A2A reason) of the reply's error. */
+  error_code?: string;
+  error_id?: string;
+  retryable?: boolean;
+  retry_after_ms?: number;
+  upstream_status?: number;
+  upstream_ms?: number;
+  /** Why a modifier could not apply (e.g. "patch not applied: response is not JSON"). */
+  notes?: string[];
+  dry_run: boolean;
+  /** True when the buyer went away before the reply was complete. */
+  aborted?: boolean;
+}

@@ -1,0 +1,195 @@
+/**
+ * The journal: every finished request as one JSON line. A bounded in-memory ring serves the admin
+ * API and the library; an optional JSONL file keeps the full history. The request path only pushes
+ * a string into a buffer — the file is written later, in batches, through one write stream, so a
+ * slow disk never delays a buyer.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { RequestObserver } from '../proxy/server.js';
+import type { JournalEntry } from './entry.js';
+
+export const DEFAULT_JOURNAL_RING = 10_000;
+/** Past this many bytes waiting for the disk, new lines are dropped (and counted) instead of piling up in memory. */
+export const DEFAULT_MAX_PENDING_BYTES = 64 * 1024 * 1024;
+
+export interface JournalOptions {
+  /** How many recent entries the ring keeps (default 10 000). */
+  ringSize?: number;
+  /** JSONL file the entries are appended to. */
+  file?: string;
+  maxPendingBytes?: number;
+  /** Called once per line that could not be written to the file. */
+  onDrop?: (count: number) => void;
+}
+
+export interface JournalQuery {
+  /** Only entries after this ULID (see `entries`). */
+  since?: string;
+  /** At most this many, the oldest first. */
+  limit?: number;
+}
+
+export class Journal implements RequestObserver {
+  readonly ringSize: number;
+  readonly file: string | undefined;
+  /** Lines that never reached the file (buffer full or write failure). */
+  dropped = 0;
+  private readonly ring: JournalEntry[] = [];
+  /** Index of the oldest entry once the ring is full. */
+  private head = 0;
+  private readonly writer: BatchWriter | undefined;
+
+  constructor(opts: JournalOptions = {}) {
+    this.ringSize = Math.max(1, opts.ringSize ?? DEFAULT_JOURNAL_RING);
+    this.file = opts.file;
+    if (opts.file) {
+      this.writer = new BatchWriter(opts.file, opts.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES, (n) => {
+        this.dropped += n;
+        opts.onDrop?.(n);
+      });
+    }
+  }
+
+  /** Opens the file; rejects with a clear message when it cannot be written. */
+  async open(): Promise<void> {
+    await this.writer?.open();
+  }
+
+  onRequestDone(entry: JournalEntry): void {
+    if (this.ring.length < this.ringSize) this.ring.push(entry);
+    else {
+      this.ring[this.head] = entry;
+      this.head = (this.head + 1) % this.ringSize;
+    }
+    this.writer?.append(JSON.stringify(entry) + '\n');
+  }
+
+  /** Entries in the ring, in the order their requests finished. */
+  all(): JournalEntry[] {
+    return [...this.ring.slice(this.head), ...this.ring.slice(0, this.head)];
+  }
+
+  /**
+   * Entries after `since`, oldest first. While `since` is still in the ring, "after" means
+   * finished after it (a poller never misses a slow request that started earlier); once it has
+   * left the ring, entries whose ULID sorts after it are returned.
+   */
+  entries(query: JournalQuery = {}): JournalEntry[] {
+    let list = this.all();
+    if (query.since !== undefined) {
+      const since = query.since;
+      const at = list.findIndex((e) => e.id === since);
+      list = at >= 0 ? list.slice(at + 1) : list.filter((e) => e.id > since);
+    }
+    return query.limit !== undefined ? list.slice(0, query.limit) : list;
+  }
+
+  /** Empties the ring; the file keeps everything. */
+  clear(): void {
+    this.ring.length = 0;
+    this.head = 0;
+  }
+
+  /** Resolves once every line recorded so far is written to the file. */
+  flush(): Promise<void> {
+    return this.writer?.flush() ?? Promise.resolve();
+  }
+
+  /** Flushes and closes the file. */
+  async close(): Promise<void> {
+    await this.writer?.close();
+  }
+}
+
+/** Appends lines to one file in batches; never blocks the caller of `append`. */
+class BatchWriter {
+  private stream: WriteStream | undefined;
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private scheduled = false;
+  private waitingForDrain = false;
+  /** Settles when the last batch handed to the stream is written. */
+  private lastWrite: Promise<void> = Promise.resolve();
+  private failed: Error | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly maxPendingBytes: number,
+    private readonly onDrop: (count: number) => void,
+  ) {}
+
+  open(): Promise<void> {
+    const stream = createWriteStream(this.file, { flags: 'a' });
+    this.stream = stream;
+    return new Promise((resolve, reject) => {
+      stream.once('open', () => {
+        stream.off('error', reject);
+        stream.on('error', (err) => this.fail(err));
+        resolve();
+      });
+      stream.once('error', (err: NodeJS.ErrnoException) => {
+        reject(new Error(`cannot write the journal file ${this.file}: ${err.code ?? err.message}`));
+      });
+    });
+  }
+
+  append(line: string): void {
+    if (this.failed || this.pendingBytes + line.length > this.maxPendingBytes) {
+      this.onDrop(1);
+      return;
+    }
+    this.pending.push(line);
+    this.pendingBytes += line.length;
+    if (!this.scheduled && !this.waitingForDrain) {
+      this.scheduled = true;
+      // One batch per turn of the event loop: the request path only pays for an array push.
+      setImmediate(() => {
+        this.scheduled = false;
+        this.writeBatch();
+      });
+    }
+  }
+
+  private writeBatch(): void {
+    const stream = this.stream;
+    if (!stream || this.pending.length === 0 || this.failed) return;
+    const chunk = this.pending.join('');
+    this.pending = [];
+    this.pendingBytes = 0;
+    let done!: () => void;
+    const written = new Promise<void>((resolve) => (done = resolve));
+    const previous = this.lastWrite;
+    this.lastWrite = previous.then(() => written);
+    const roomLeft = stream.write(chunk, () => done());
+    if (!roomLeft) {
+      // Keep collecting lines in memory until the disk catches up, then write them as one batch.
+      this.waitingForDrain = true;
+      stream.once('drain', () => {
+        this.waitingForDrain = false;
+        this.writeBatch();
+      });
+    }
+  }
+
+  async flush(): Promise<void> {
+    // Hand everything over now, even while the stream is draining: it queues internally.
+    this.writeBatch();
+    await this.lastWrite;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    const stream = this.stream;
+    if (!stream || stream.destroyed) return;
+    await new Promise<void>((resolve) => stream.end(resolve));
+  }
+
+  private fail(err: Error): void {
+    if (this.failed) return;
+    this.failed = err;
+    process.emitWarning(`aap-chaos: journal file ${this.file} can no longer be written (${(err as NodeJS.ErrnoException).code ?? err.message}); further lines are dropped`);
+    if (this.pending.length) this.onDrop(this.pending.length);
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Reads a JSONL journal file back into entries for the report. A line that is not JSON, or
+ * lacks a field the report relies on, stops the read with the file and line number, because a
+ * verdict computed from a silently skipped line could be wrong.
+ */
+import { readFile } from 'node:fs/promises';
+import { Ajv, type ErrorObject } from 'ajv';
+import type { JournalEntry } from './entry.js';
+
+/** A journal that cannot be read; `line` is 1-based, absent when the file itself failed. */
+export class JournalReadError extends Error {
+  override name = 'JournalReadError';
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    detail: string,
+  ) {
+    super(`${line === undefined ? file : `${file}:${line}`}: ${detail}`);
+  }
+}
+
+const optionalString = { type: 'string' };
+
+/** The fields the report reads, with the types it relies on; writers may add others. */
+const ENTRY_SHAPE = {
+  type: 'object',
+  required: ['id', 't', 'client', 'status', 'duration_ms'],
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    t: { type: 'number' },
+    client: { type: 'string' },
+    status: { type: 'integer', minimum: 0 },
+    duration_ms: { type: 'number', minimum: 0 },
+    method: optionalString,
+    skill: optionalString,
+    path: optionalString,
+    request_hash: optionalString,
+    idempotency_key: optionalString,
+    vehicle: optionalString,
+    a2a_version: { type: ['string', 'null'] },
+    extensions: { type: 'array', items: { type: 'string' } },
+    source: { enum: ['dealer', 'injected', 'proxy'] },
+    rpc_code: { type: 'integer' },
+    error_code: optionalString,
+    error_id: optionalString,
+    retryable: { type: 'boolean' },
+    retry_after_ms: { type: 'number', minimum: 0 },
+    retry_after_seconds: { type: 'number', minimum: 0 },
+    aborted: { type: 'boolean' },
+  },
+} as const;
+
+const validateEntry = new Ajv({ allErrors: false }).compile(ENTRY_SHAPE);
+
+function describeProblem(error: ErrorObject | undefined): string {
+  if (error === undefined) return 'not a journal entry';
+  const where = error.instancePath === '' ? 'the line' : `field ${error.instancePath.slice(1)}`;
+  return `${where} ${error.message ?? 'is invalid'}`;
+}
+
+/** Parses one line; throws a JournalReadError naming the line. */
+export function parseJournalLine(text: string, file: string, line: number): JournalEntry {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new JournalReadError(file, line, `not valid JSON (${(err as Error).message})`);
+  }
+  if (!validateEntry(value)) throw new JournalReadError(file, line, describeProblem(validateEntry.errors?.[0]));
+  const entry = value as JournalEntry & { retry_after_seconds?: number };
+  // The writer already converts a seconds hint; a hand-written journal may still carry one.
+  if (entry.retry_after_ms === undefined && entry.retry_after_seconds !== undefined) {
+    entry.retry_after_ms = entry.retry_after_seconds * 1000;
+  }
+  return entry;
+}
+
+/** Every entry of a JSONL journal, in file order; blank lines are skipped. */
+export async function readJournal(file: string): Promise<JournalEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
+    throw new JournalReadError(file, undefined, `cannot read the journal: ${reason}`);
+  }
+  const entries: JournalEntry[] = [];
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() !== '') entries.push(parseJournalLine(line, file, index + 1));
+  });
+  return entries;
+}

@@ -1,0 +1,104 @@
+/**
+ * The buyer-resilience report: every check of `checks/` graded for every client key in a
+ * journal, and the `aap-chaos report` command that turns a journal file into a CI verdict.
+ */
+import { writeFile } from 'node:fs/promises';
+import type { Profile } from '../protocol/codes.js';
+import { CHECKS, type CheckName, type ClientJournal, type Verdict } from './checks/index.js';
+import type { JournalEntry } from './entry.js';
+import { toJUnit } from './junit.js';
+import { JournalReadError, readJournal } from './read-journal.js';
+import { formatReport } from './report-format.js';
+import { resolveThresholds, ThresholdError, type Thresholds } from './thresholds.js';
+
+export type { CheckName, Verdict } from './checks/index.js';
+
+export interface ReportOptions {
+  /** The dealer's envelope profile; `version` is only graded under 2.0. */
+  profile?: Profile;
+  /** The extension URI the dealer requires; when absent, any AAP extension URI satisfies `activation`. */
+  extensionUri?: string;
+  thresholds?: Partial<Thresholds>;
+}
+
+export interface CheckResult {
+  check: CheckName;
+  client: string;
+  verdict: Verdict;
+  /** Journal ids that prove the verdict. */
+  evidence: string[];
+  /** One line a person can act on. */
+  explanation: string;
+}
+
+export interface Report {
+  generated_at: string;
+  clients: string[];
+  /** One result per client and check, clients in sorted order, checks in their fixed order. */
+  checks: CheckResult[];
+  summary: { pass: number; fail: number; not_exercised: number };
+  /** False when any check failed. */
+  ok: boolean;
+}
+
+/** Groups JSON-RPC requests by client, each group in start order (ULIDs break ties). */
+function requestsByClient(entries: readonly JournalEntry[]): Map<string, JournalEntry[]> {
+  const byClient = new Map<string, JournalEntry[]>();
+  for (const entry of entries) {
+    let list = byClient.get(entry.client);
+    if (list === undefined) byClient.set(entry.client, (list = []));
+    // Agent-card fetches and other non-JSON-RPC traffic are not buyer requests to grade.
+    if (entry.method !== undefined) list.push(entry);
+  }
+  for (const list of byClient.values()) list.sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return byClient;
+}
+
+export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): Report {
+  const thresholds = resolveThresholds(opts.thresholds);
+  const byClient = requestsByClient(entries);
+  const clients = [...byClient.keys()].sort();
+  const checks: CheckResult[] = [];
+  for (const client of clients) {
+    const journal: ClientJournal = { client, requests: byClient.get(client)!, profile: opts.profile, extensionUri: opts.extensionUri, thresholds };
+    for (const check of CHECKS) checks.push({ check: check.name, client, ...check.grade(journal) });
+  }
+  const count = (verdict: Verdict): number => checks.filter((c) => c.verdict === verdict).length;
+  const summary = { pass: count('PASS'), fail: count('FAIL'), not_exercised: count('NOT EXERCISED') };
+  return { generated_at: new Date().toISOString(), clients, checks, summary, ok: summary.fail === 0 };
+}
+
+export interface ReportCommandOptions extends ReportOptions {
+  /** Print the report as JSON instead of the table. */
+  json?: boolean;
+  /** Also write JUnit XML to this file. */
+  junit?: string;
+}
+
+/** Exit codes of `aap-chaos report`. */
+export const REPORT_EXIT = { ok: 0, failed: 1, unreadable: 2 } as const;
+
+/**
+ * `aap-chaos report JOURNAL.jsonl`: exit 0 when nothing failed, 1 when a check failed, 2 when
+ * the journal (or a threshold, or the JUnit file) could not be used — with a message saying where.
+ */
+export async function runReportCommand(file: string, opts: ReportCommandOptions = {}): Promise<{ exitCode: number; output: string }> {
+  let report: Report;
+  try {
+    report = buildReport(await readJournal(file), opts);
+  } catch (err) {
+    if (err instanceof JournalReadError || err instanceof ThresholdError) {
+      return { exitCode: REPORT_EXIT.unreadable, output: `aap-chaos report: ${err.message}` };
+    }
+    throw err;
+  }
+  if (opts.junit !== undefined) {
+    try {
+      await writeFile(opts.junit, toJUnit(report), 'utf8');
+    } catch (err) {
+      return { exitCode: REPORT_EXIT.unreadable, output: `aap-chaos report: cannot write JUnit file ${opts.junit}: ${(err as Error).message}` };
+    }
+  }
+  const output = opts.json ? JSON.stringify(report, null, 2) : formatReport(report);
+  return { exitCode: report.ok ? REPORT_EXIT.ok : REPORT_EXIT.failed, output };
+}

@@ -1,0 +1,120 @@
+/**
+ * Loads `--inventory FILE`: JSON `{ "dealer"?: {...}, "vehicles": [...], "sold"?: [...] }`.
+ * Every problem is reported at once with the file name and the JSON path, as one Error message
+ * a CLI can print as is.
+ */
+import { readFileSync } from 'node:fs';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { MOCK_DEALER_INFO } from './dealer-profile.js';
+import { Inventory } from './inventory.js';
+import { toProblems } from './request-validation.js';
+import type { DealerInfo, Vehicle } from './vehicle.js';
+
+const vehicleSchema = {
+  type: 'object',
+  required: ['vehicle_id', 'vin', 'stock', 'year', 'make', 'model', 'condition', 'status', 'price', 'rooftop', 'updated_at'],
+  properties: {
+    dealer_id: { type: 'string' },
+    vehicle_id: { type: 'string', minLength: 1 },
+    vin: { type: 'string', minLength: 17, maxLength: 17 },
+    stock: { type: 'string', minLength: 1 },
+    year: { type: 'integer', minimum: 1900, maximum: 2100 },
+    make: { type: 'string', minLength: 1 },
+    model: { type: 'string', minLength: 1 },
+    condition: { enum: ['new', 'used', 'cpo'] },
+    status: { enum: ['available', 'intransit', 'pending'] },
+    price: { type: 'integer', minimum: 0 },
+    list_price: { type: 'integer', minimum: 0 },
+    msrp: { type: 'integer', minimum: 0 },
+    mileage: { type: 'integer', minimum: 0 },
+    rooftop: { type: 'string', minLength: 1 },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+};
+
+const inventoryFileSchema = {
+  type: 'object',
+  required: ['vehicles'],
+  additionalProperties: false,
+  properties: {
+    dealer: {
+      type: 'object',
+      required: ['name', 'rooftops'],
+      properties: {
+        name: { type: 'string', minLength: 1 },
+        rooftops: { type: 'array', minItems: 1, items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 } } } },
+      },
+    },
+    vehicles: { type: 'array', items: vehicleSchema },
+    // A sold listing keeps its last published status, so the same item shape applies.
+    sold: { type: 'array', items: vehicleSchema },
+  },
+};
+
+const validateFile = (() => {
+  const ajv = new Ajv2020.default({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  return ajv.compile<InventoryFile>(inventoryFileSchema);
+})();
+
+interface InventoryFile {
+  dealer?: DealerInfo;
+  vehicles: Vehicle[];
+  sold?: Vehicle[];
+}
+
+/** The same VIN, stock number or vehicle id on two listings would make lookups ambiguous. */
+function duplicateIdProblems(file: InventoryFile): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  const lists: ['vehicles' | 'sold', Vehicle[]][] = [
+    ['vehicles', file.vehicles],
+    ['sold', file.sold ?? []],
+  ];
+  for (const [list, vehicles] of lists) {
+    vehicles.forEach((v, i) => {
+      for (const key of ['vin', 'stock', 'vehicle_id'] as const) {
+        const id = `${key}:${key === 'vin' ? v[key].toUpperCase() : v[key]}`;
+        const here = `/${list}/${i}/${key}`;
+        const first = seen.get(id);
+        if (first) problems.push(`${here}: duplicates ${first} (${v[key]})`);
+        else seen.set(id, here);
+      }
+    });
+  }
+  return problems;
+}
+
+function fail(file: string, problems: string[]): never {
+  throw new Error(`Inventory file ${file} is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  ${p}`).join('\n')}`);
+}
+
+export function parseInventory(file: string, text: string): Inventory {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`Inventory file ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!validateFile(parsed)) {
+    fail(
+      file,
+      toProblems(validateFile.errors ?? []).map((p) => `${p.instanceLocation || '/'}: ${p.error}`),
+    );
+  }
+  const data = parsed;
+  const duplicates = duplicateIdProblems(data);
+  if (duplicates.length > 0) fail(file, duplicates);
+  return new Inventory(data.dealer ?? MOCK_DEALER_INFO, data.vehicles, data.sold ?? []);
+}
+
+export function loadInventoryFile(file: string): Inventory {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`Cannot read inventory file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  return parseInventory(file, text);
+}

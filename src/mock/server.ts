@@ -1,0 +1,38 @@
+/** Runs a mock dealer on its own HTTP server (`aap-chaos mock`, tests, and the default upstream). */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMockDealer, type MockDealer, type MockDealerOptions } from './dealer.js';
+
+export interface RunningMockDealer {
+  /** Base URL, e.g. http://127.0.0.1:41234 (the card is under it, JSON-RPC at /a2a). */
+  url: string;
+  port: number;
+  dealer: MockDealer;
+  close(): Promise<void>;
+}
+
+export async function startMockDealer(opts: MockDealerOptions & { port?: number; host?: string } = {}): Promise<RunningMockDealer> {
+  const dealer = createMockDealer(opts);
+  const server = createServer((req, res) => dealer.handle(req, res));
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    dealer,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        // Keep-alive sockets (SDK clients keep them) would otherwise hold close() open.
+        server.closeAllConnections();
+      }),
+  };
+}

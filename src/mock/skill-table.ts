@@ -1,0 +1,60 @@
+/**
+ * The five AAP skills as the mock dealer advertises and serves them: ids, media-type slugs,
+ * card wording. The card, request validation and the handlers all key off this one table.
+ */
+
+export const SKILL_IDS = ['dealer.information', 'inventory.facets', 'inventory.search', 'inventory.vehicle', 'lead.submit'] as const;
+export type SkillId = (typeof SKILL_IDS)[number];
+
+interface SkillInfo {
+  /** Media-type slug; `inventory.vehicle` travels as `vehicle-detail`. */
+  slug: string;
+  name: string;
+  description: string;
+  tags: string[];
+}
+
+export const SKILL_TABLE: Record<SkillId, SkillInfo> = {
+  'dealer.information': {
+    slug: 'dealer-information',
+    name: 'Dealer Information',
+    description: 'The dealership, its rooftops, phones, opening hours and timezone.',
+    tags: ['dealer'],
+  },
+  'inventory.facets': {
+    slug: 'inventory-facets',
+    name: 'Inventory Facets',
+    description: 'Counts and ranges over the inventory, narrowed by optional filters.',
+    tags: ['inventory'],
+  },
+  'inventory.search': {
+    slug: 'inventory-search',
+    name: 'Inventory Search',
+    description: 'Search in-stock vehicles with filters, sorting and pagination.',
+    tags: ['inventory'],
+  },
+  'inventory.vehicle': {
+    slug: 'vehicle-detail',
+    name: 'Vehicle Detail',
+    description: 'One vehicle by VIN, stock number or vehicle id.',
+    tags: ['inventory'],
+  },
+  'lead.submit': {
+    slug: 'lead-submit',
+    name: 'Submit Lead',
+    description: 'Send a consented customer lead, optionally with an appointment request.',
+    tags: ['lead'],
+  },
+};
+
+export function isSkillId(value: unknown): value is SkillId {
+  return typeof value === 'string' && (SKILL_IDS as readonly string[]).includes(value);
+}
+
+export function requestMediaType(skill: SkillId): string {
+  return `application/vnd.autoagent.${SKILL_TABLE[skill].slug}-request+json`;
+}
+
+export function responseMediaType(skill: SkillId): string {
+  return `application/vnd.autoagent.${SKILL_TABLE[skill].slug}-response+json`;
+}

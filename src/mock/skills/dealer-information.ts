@@ -1,0 +1,3 @@
+import { success, type SkillHandler } from './skill-handler.js';
+
+export const dealerInformation: SkillHandler = (_request, ctx) => success({ ...ctx.inventory.dealer });

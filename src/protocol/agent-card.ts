@@ -1,0 +1,69 @@
+/**
+ * Agent-card knowledge: where the card lives, how its interface URLs are rewritten so SDK
+ * clients keep calling through the proxy, and which AAP extension (and so which envelope
+ * profile) a dealer declares.
+ */
+import { isAapExtensionUri, profileForExtensionUri, type Profile } from './codes.js';
+
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
+/** True for the card path (v1.0) and the v0.3 name some older dealers still serve. */
+export function isAgentCardPath(path: string): boolean {
+  return path === AGENT_CARD_PATH || path === '/.well-known/agent.json';
+}
+
+/**
+ * Points one URL at the proxy: same path and query, the proxy's scheme and host.
+ * `stripPrefix` removes the target's own base path, because the proxy adds it back when forwarding.
+ */
+function pointAtProxy(url: unknown, proxyOrigin: string, stripPrefix: string): unknown {
+  if (typeof url !== 'string') return url;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  let path = parsed.pathname;
+  if (stripPrefix && (path === stripPrefix || path.startsWith(stripPrefix + '/'))) path = path.slice(stripPrefix.length) || '/';
+  return proxyOrigin + path + parsed.search + parsed.hash;
+}
+
+/**
+ * Rewrites every interface URL in a card (v1.0 `supportedInterfaces[].url`; v0.3 `url` and
+ * `additionalInterfaces[].url`) and nothing else. Returns a new object.
+ */
+export function rewriteAgentCard(card: Record<string, unknown>, proxyOrigin: string, stripPrefix = ''): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...card };
+  const rewriteList = (key: string) => {
+    const list = out[key];
+    if (!Array.isArray(list)) return;
+    out[key] = list.map((entry) =>
+      entry && typeof entry === 'object' && 'url' in entry
+        ? { ...(entry as Record<string, unknown>), url: pointAtProxy((entry as { url: unknown }).url, proxyOrigin, stripPrefix) }
+        : entry,
+    );
+  };
+  rewriteList('supportedInterfaces');
+  rewriteList('additionalInterfaces');
+  if ('url' in out) out.url = pointAtProxy(out.url, proxyOrigin, stripPrefix);
+  return out;
+}
+
+export interface DeclaredExtension {
+  uri: string;
+  required: boolean;
+  profile: Profile;
+}
+
+/** The AAP extension a card declares (the `required: true` entry first), if any. */
+export function findAapExtension(card: unknown): DeclaredExtension | undefined {
+  const list = (card as { capabilities?: { extensions?: unknown } } | null)?.capabilities?.extensions;
+  if (!Array.isArray(list)) return undefined;
+  const aap = list.filter(
+    (e): e is { uri: string; required?: unknown } => !!e && typeof e === 'object' && typeof (e as { uri?: unknown }).uri === 'string' && isAapExtensionUri((e as { uri: string }).uri),
+  );
+  const chosen = aap.find((e) => e.required === true) ?? aap[0];
+  if (!chosen) return undefined;
+  return { uri: chosen.uri, required: chosen.required === true, profile: profileForExtensionUri(chosen.uri) };
+}

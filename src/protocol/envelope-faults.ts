@@ -1,0 +1,43 @@
+/**
+ * Envelope faults: the same error, shaped so that only a buyer that reads it by the rules
+ * copes. Under 2.0 the `data` entries are reordered and padded with an unknown `@type` (buyers
+ * must find the AAP payload by `@type`); under 1.3 the bare payload gains unknown fields.
+ */
+import type { Profile } from './codes.js';
+
+export interface EnvelopeFaults {
+  shuffle?: boolean;
+  unknown_detail?: boolean;
+}
+
+export const UNKNOWN_DETAIL_TYPE = 'type.googleapis.com/example.chaos.UnknownDetail';
+
+function shuffled<T>(items: T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  // A shuffle that happens to keep the order proves nothing: rotate instead.
+  if (out.length > 1 && out.every((v, i) => v === items[i])) out.push(out.shift()!);
+  return out;
+}
+
+/** Returns a changed copy of a JSON-RPC reply; replies that are not errors come back unchanged. */
+export function applyEnvelopeFaults(reply: unknown, faults: EnvelopeFaults, profile: Profile, random: () => number): { reply: unknown; changed: boolean } {
+  const error = (reply as { error?: { data?: unknown } } | null)?.error;
+  if (!error || typeof error !== 'object') return { reply, changed: false };
+  let data = error.data;
+  if (Array.isArray(data)) {
+    let entries = [...data];
+    if (faults.unknown_detail) entries.push({ '@type': UNKNOWN_DETAIL_TYPE, note: 'an entry buyers must ignore', level: 3 });
+    if (faults.shuffle) entries = shuffled(entries, random);
+    data = entries;
+  } else if (data && typeof data === 'object' && profile === '1.3') {
+    if (faults.unknown_detail) data = { ...data, x_unknown_field: 'buyers must ignore unknown fields', x_trace: { hops: 2 } };
+    if (faults.shuffle) data = Object.fromEntries(shuffled(Object.entries(data as object), random));
+  } else {
+    return { reply, changed: false };
+  }
+  return { reply: { ...(reply as object), error: { ...error, data } }, changed: true };
+}

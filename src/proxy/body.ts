@@ -1,0 +1,66 @@
+/**
+ * Reads a buyer's request body for classification, up to the inspection limit. A larger body is
+ * not held: the bytes read so far and the rest of the socket are forwarded as one stream.
+ */
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+
+export interface RequestBody {
+  /** The whole body when it fit under the limit. */
+  buffer?: Buffer;
+  /** True when the body was larger than the limit. */
+  oversized: boolean;
+  /** What to send upstream: the buffer, or a stream of the prefix and the rest. */
+  forward: Buffer | Readable | null;
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const len = req.headers['content-length'];
+  if (len !== undefined) return len !== '0';
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+export function readRequestBody(req: IncomingMessage, limit: number): Promise<RequestBody> {
+  if (!hasBody(req)) return Promise.resolve({ oversized: false, forward: null });
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve({ oversized: true, forward: req });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        const rest = req;
+        resolve({
+          oversized: true,
+          forward: Readable.from(
+            (async function* () {
+              yield* chunks;
+              for await (const c of rest) yield c as Buffer;
+            })(),
+          ),
+        });
+      }
+    };
+    const onEnd = () => {
+      cleanup();
+      const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      resolve({ buffer, oversized: false, forward: buffer });
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * Which envelope profile and AAP extension URI the proxy speaks for its dealer. With `auto`
+ * it reads the dealer's agent card at start, again every few minutes, and whenever a card
+ * passes through; a fixed profile or `--extension-uri` wins over the card.
+ */
+import { findAapExtension } from '../protocol/agent-card.js';
+import { AGENT_CARD_PATH } from '../protocol/agent-card.js';
+import { extensionUriForProfile, type Profile } from '../protocol/codes.js';
+import type { Forwarder } from './forward.js';
+
+export type ProfileSetting = 'auto' | Profile;
+
+const REFRESH_MS = 5 * 60_000;
+
+export class ProfileTracker {
+  profile: Profile;
+  extensionUri: string;
+  /** Where the current values came from: the flag, the dealer's card, or the fallback. */
+  origin: 'flag' | 'card' | 'default';
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly forwarder: Forwarder,
+    private readonly setting: ProfileSetting,
+    private readonly uriOverride?: string,
+  ) {
+    this.profile = setting === 'auto' ? '1.3' : setting;
+    this.extensionUri = uriOverride ?? extensionUriForProfile(this.profile);
+    this.origin = setting === 'auto' ? 'default' : 'flag';
+  }
+
+  async start(): Promise<void> {
+    if (this.setting !== 'auto' && this.uriOverride) return;
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Reads the dealer's card; an unreachable dealer keeps the values already known. */
+  async refresh(): Promise<void> {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), 5_000);
+    try {
+      const res = await this.forwarder.request({
+        path: this.forwarder.upstreamPath(AGENT_CARD_PATH),
+        method: 'GET',
+        headers: { accept: 'application/json', 'a2a-version': '1.0' },
+        signal: ac.signal,
+      });
+      const text = await res.body.text();
+      if (res.statusCode === 200) this.observeCard(JSON.parse(text));
+    } catch {
+      // keep what we have; the next refresh or a card passing through will correct it
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  observeCard(card: unknown): void {
+    const ext = findAapExtension(card);
+    if (!ext) return;
+    if (this.setting === 'auto') {
+      this.profile = ext.profile;
+      this.origin = 'card';
+    }
+    if (!this.uriOverride) this.extensionUri = ext.uri;
+  }
+}

@@ -1,0 +1,519 @@
+/**
+ * The request path, top to bottom: accept → classify once → decide → apply effects →
+ * forward or answer → journal. A reader can follow one request through this file.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ulid } from 'ulid';
+import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js';
+import { buildUpstreamUnreachable, summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
+import { isAgentCardPath, rewriteAgentCard } from '../protocol/agent-card.js';
+import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
+import { passThroughDecision, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
+import type { JournalEntry } from '../journal/entry.js';
+import { describeUpstreamError, endToEndHeaders, Forwarder, type UpstreamHead } from './forward.js';
+import { readRequestBody } from './body.js';
+import { ProfileTracker, type ProfileSetting } from './profile.js';
+import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
+import { journalFacts } from '../journal/facts.js';
+
+/** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
+export const SOURCE_HEADER = 'x-aap-chaos-source';
+/** Response header naming the rule whose terminal effect answered instead of the dealer. */
+export const RULE_HEADER = 'x-aap-chaos-rule';
+
+export interface ProxyOptions {
+  target: string;
+  port?: number;
+  host?: string;
+  /** Milliseconds to wait for the dealer's headers and between body chunks (default 30 000). */
+  upstreamTimeoutMs?: number;
+  /** Bodies larger than this are forwarded without being inspected (default 1 MiB). */
+  maxInspectBytes?: number;
+  /** Rewrite the agent card's interface URLs to point at the proxy (default true). */
+  rewriteCard?: boolean;
+  profile?: ProfileSetting;
+  /** Overrides the AAP extension URI named by -32008. */
+  extensionUri?: string;
+  /** Who a journal line is attributed to: `ip` (default) or `header:NAME`. */
+  clientKey?: string;
+  /** Decide and journal, but change nothing. */
+  dryRun?: boolean;
+  /** Upper bound for `network: hang` when a rule gives none (default 30 000 ms). */
+  hangMaxMs?: number;
+}
+
+export interface RequestObserver {
+  onRequestDone(entry: JournalEntry): void;
+}
+
+export class ChaosProxy {
+  readonly server: http.Server;
+  readonly forwarder: Forwarder;
+  readonly profile: ProfileTracker;
+  /** Swapped atomically: a request reads it once and finishes under the engine it started with. */
+  decider: Decider | undefined;
+  observers: RequestObserver[] = [];
+  dryRun: boolean;
+  private readonly opts: Required<Pick<ProxyOptions, 'maxInspectBytes' | 'rewriteCard' | 'hangMaxMs'>> & ProxyOptions;
+  private readonly clientKeyHeader: string | undefined;
+  private readonly sockets = new Set<import('node:net').Socket>();
+
+  constructor(opts: ProxyOptions) {
+    this.opts = { maxInspectBytes: 1024 * 1024, rewriteCard: true, hangMaxMs: 30_000, ...opts };
+    this.dryRun = opts.dryRun ?? false;
+    this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000 });
+    this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri);
+    this.clientKeyHeader = opts.clientKey?.startsWith('header:') ? opts.clientKey.slice('header:'.length).toLowerCase() : undefined;
+    this.server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
+      this.handle(req, res).catch((err) => this.failSafe(res, err));
+    });
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    // A malformed request line must never take the process down.
+    this.server.on('clientError', (_err, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      else socket.destroy();
+    });
+  }
+
+  async listen(port = this.opts.port ?? 8080, host = this.opts.host ?? '127.0.0.1'): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    await this.profile.start();
+    return this.url;
+  }
+
+  get url(): string {
+    const addr = this.server.address() as AddressInfo;
+    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    return `http://${host}:${addr.port}`;
+  }
+
+  /** Stops accepting; requests in flight finish within `drainMs`, then remaining sockets are closed. */
+  async close(drainMs = 5_000): Promise<void> {
+    this.profile.stop();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    const timer = setTimeout(() => {
+      for (const s of this.sockets) s.destroy();
+    }, drainMs);
+    timer.unref();
+    await closed;
+    clearTimeout(timer);
+    await this.forwarder.destroy();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const body = await readRequestBody(req, this.opts.maxInspectBytes);
+    const request = classifyRequest({
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: req.headers,
+      clientIp: req.socket.remoteAddress ?? 'unknown',
+      body: body.buffer,
+      oversized: body.oversized,
+    });
+    const { profile, extensionUri } = this.profile;
+    const decider = this.decider;
+    const decision = decider ? decider.decide({ request, profile, extensionUri }) : passThroughDecision();
+
+    // The buyer leaving cancels everything still pending for it: the dealer call, a delay, a hang.
+    const buyerGone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) buyerGone.abort();
+    });
+
+    const outcome: Outcome = { source: 'dealer', notes: [] };
+    let terminal = decision.terminal;
+    let plan = decision.plan;
+    if (this.dryRun) {
+      terminal = undefined;
+      plan = passThroughDecision().plan;
+    }
+    try {
+      if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: buyerGone.signal });
+      if (terminal) await this.answerInjected(req, res, request, terminal, plan, body.forward, buyerGone.signal, outcome);
+      else await this.forward(req, res, request, plan, body.forward, buyerGone.signal, outcome);
+    } catch (err) {
+      if (!buyerGone.signal.aborted) throw err;
+    } finally {
+      decision.release();
+    }
+    this.record(request, decision, outcome, res, startedAt, performance.now() - t0, buyerGone.signal.aborted);
+  }
+
+  /** A terminal effect answers instead of the dealer. */
+  private async answerInjected(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: ClassifiedRequest,
+    terminal: { ruleId: string; action: TerminalAction },
+    plan: ReplyPlan,
+    forwardBody: Buffer | import('node:stream').Readable | null,
+    signal: AbortSignal,
+    outcome: Outcome,
+  ): Promise<void> {
+    const { action, ruleId } = terminal;
+    outcome.source = 'injected';
+    switch (action.type) {
+      case 'reply': {
+        let bodyBytes = action.body;
+        if (action.envelope) {
+          outcome.error = action.envelope.error;
+          if (plan.envelope) {
+            const changed = applyJsonPlan(action.envelope, { ...plan, patches: [] }, this.profile.profile, outcome.notes);
+            bodyBytes = Buffer.from(JSON.stringify(changed));
+          }
+        }
+        const headers: Record<string, string | number> = { ...action.headers, [RULE_HEADER]: ruleId };
+        if (!('content-length' in headers)) headers['content-length'] = bodyBytes.length;
+        outcome.status = action.status;
+        await this.sendBytes(res, action.status, headers, bodyBytes, plan, signal);
+        return;
+      }
+      case 'reset':
+        outcome.status = 0;
+        // Drop any unread request bytes first so the RST is not preceded by a graceful close.
+        req.socket.resetAndDestroy();
+        return;
+      case 'hang':
+        outcome.status = 0;
+        try {
+          await sleep(action.maxMs, undefined, { signal });
+        } catch {
+          return; // the buyer gave up first
+        }
+        req.socket.destroy();
+        return;
+      case 'malformed_json': {
+        const bytes = malformedJsonBody(request.id);
+        outcome.status = 200;
+        await this.sendBytes(res, 200, { 'content-type': 'application/json', 'content-length': bytes.length, [RULE_HEADER]: ruleId }, bytes, plan, signal);
+        return;
+      }
+      case 'truncate': {
+        const up = await this.callDealer(res, request, forwardBody, signal, outcome);
+        if (!up) return;
+        outcome.status = up.statusCode;
+        res.writeHead(up.statusCode, endToEndHeaders(up.headers));
+        let sent = 0;
+        for await (const chunk of up.body as AsyncIterable<Buffer>) {
+          const room = action.bytes - sent;
+          if (chunk.length >= room) {
+            if (room > 0) res.write(chunk.subarray(0, room));
+            up.body.destroy();
+            // Let the bytes reach the socket, then break the connection mid-body.
+            res.socket?.end();
+            res.destroy();
+            return;
+          }
+          res.write(chunk);
+          sent += chunk.length;
+        }
+        res.end(); // the reply was shorter than the cut: nothing to truncate
+        return;
+      }
+    }
+  }
+
+  /** Forwards to the dealer; the reply goes back untouched unless the plan changes it. */
+  private async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: ClassifiedRequest,
+    plan: ReplyPlan,
+    forwardBody: Buffer | import('node:stream').Readable | null,
+    signal: AbortSignal,
+    outcome: Outcome,
+  ): Promise<void> {
+    const isCard = this.opts.rewriteCard && request.httpMethod === 'GET' && isAgentCardPath(request.path);
+    if (!isCard && planIsEmpty(plan)) return this.passThrough(res, request, forwardBody, signal, outcome);
+
+    const up = await this.callDealer(res, request, forwardBody, signal, outcome, isCard);
+    if (!up) return;
+    outcome.status = up.statusCode;
+    const headers = endToEndHeaders(up.headers);
+    const contentType = String(headers['content-type'] ?? '');
+
+    const wantsJson = isCard || plan.patches.length > 0 || plan.envelope !== undefined;
+    if (wantsJson && contentType.includes('json')) {
+      const raw = Buffer.concat(await collect(up.body as AsyncIterable<Buffer>));
+      let bytes = raw;
+      try {
+        let json = JSON.parse(raw.toString('utf8')) as unknown;
+        if (isCard && json && typeof json === 'object' && !Array.isArray(json)) {
+          this.profile.observeCard(json);
+          json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, this.forwarder.basePath);
+        }
+        json = applyJsonPlan(json, plan, this.profile.profile, outcome.notes);
+        noteError(outcome, json);
+        bytes = Buffer.from(JSON.stringify(json));
+      } catch {
+        outcome.notes.push('reply not changed: the dealer response is not valid JSON');
+      }
+      delete headers['content-length'];
+      delete headers['content-encoding'];
+      headers['content-length'] = String(bytes.length);
+      await this.sendBytes(res, up.statusCode, headers, bytes, plan, signal);
+      return;
+    }
+    if (wantsJson) outcome.notes.push(`reply not changed: content-type "${contentType}" is not JSON`);
+
+    let stream: import('node:stream').Readable = up.body;
+    if (plan.sse) {
+      if (contentType.startsWith('text/event-stream')) stream = stream.pipe(sseFaults(plan.sse, request.id, this.profile.profile));
+      else outcome.notes.push(`stream faults not applied: content-type "${contentType}" is not text/event-stream`);
+    }
+    if (plan.bytesPerSecond) {
+      stream = stream.pipe(throttle(plan.bytesPerSecond));
+      delete headers['content-length'];
+      if (plan.sse) delete headers['content-length'];
+    } else if (plan.sse) delete headers['content-length'];
+    res.writeHead(up.statusCode, headers);
+    res.flushHeaders();
+    await pipeToBuyer(stream, res, signal);
+  }
+
+  /** The hot path: no effect touches this reply, so its bytes go straight through. */
+  private passThrough(
+    res: ServerResponse,
+    request: ClassifiedRequest,
+    forwardBody: Buffer | import('node:stream').Readable | null,
+    signal: AbortSignal,
+    outcome: Outcome,
+  ): Promise<void> {
+    const upstreamStart = performance.now();
+    return new Promise<void>((resolve) => {
+      let jsonChunks: Buffer[] | undefined;
+      let jsonSize = 0;
+      this.forwarder.dispatch(
+        { path: this.forwarder.upstreamPath(request.url), method: request.httpMethod, headers: this.upstreamHeaders(request), body: forwardBody, signal },
+        {
+          onHead: (head: UpstreamHead) => {
+            outcome.status = outcome.upstreamStatus = head.statusCode;
+            outcome.upstreamMs = performance.now() - upstreamStart;
+            const headers = endToEndHeaders(head.headers);
+            const ct = headers['content-type'];
+            // Keep references to small JSON replies so the journal can name the dealer's own errors.
+            if (typeof ct === 'string' && ct.includes('json')) jsonChunks = [];
+            res.writeHead(head.statusCode, headers);
+            if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
+          },
+          onData: (chunk) => {
+            if (jsonChunks && (jsonSize += chunk.length) <= 65_536) jsonChunks.push(chunk);
+            return res.write(chunk);
+          },
+          onDrain: (resume) => res.once('drain', resume),
+          onEnd: () => {
+            res.end();
+            if (jsonChunks && jsonSize <= 65_536) outcome.dealerJson = jsonChunks;
+            resolve();
+          },
+          onError: (err) => {
+            if (res.headersSent) res.destroy(err); // the dealer died mid-reply: the buyer sees a broken response
+            else if (!signal.aborted) this.answerUnreachable(res, request, err, outcome);
+            resolve();
+          },
+        },
+      );
+    });
+  }
+
+  /** Calls the dealer for a reply that effects will look at; answers 502 itself when that fails. */
+  private async callDealer(
+    res: ServerResponse,
+    request: ClassifiedRequest,
+    forwardBody: Buffer | import('node:stream').Readable | null,
+    signal: AbortSignal,
+    outcome: Outcome,
+    identity = false,
+  ) {
+    const upstreamStart = performance.now();
+    const headers = this.upstreamHeaders(request);
+    if (identity) delete headers['accept-encoding']; // the card is rewritten, so ask for plain bytes
+    try {
+      const up = await this.forwarder.request({ path: this.forwarder.upstreamPath(request.url), method: request.httpMethod, headers, body: forwardBody, signal });
+      outcome.upstreamStatus = up.statusCode;
+      outcome.upstreamMs = performance.now() - upstreamStart;
+      return up;
+    } catch (err) {
+      if (!signal.aborted) this.answerUnreachable(res, request, err, outcome);
+      return undefined;
+    }
+  }
+
+  private upstreamHeaders(request: ClassifiedRequest): Record<string, string | string[]> {
+    const headers = endToEndHeaders(request.headers);
+    const ip = request.clientIp;
+    const prior = headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = prior ? `${prior}, ${ip}` : ip;
+    if (request.headers.host) headers['x-forwarded-host'] ??= request.headers.host;
+    headers['x-forwarded-proto'] ??= 'http';
+    if (Buffer.isBuffer(request.body)) delete headers['content-length'];
+    return headers;
+  }
+
+  /** The dealer could not be reached: a -32603 envelope on HTTP 502, marked as the proxy's own. */
+  private answerUnreachable(res: ServerResponse, request: ClassifiedRequest, err: unknown, outcome: Outcome): void {
+    const { cause } = describeUpstreamError(err, this.forwarder.origin);
+    const envelope = buildUpstreamUnreachable(this.profile.profile, request.id, cause);
+    const bytes = Buffer.from(JSON.stringify(envelope));
+    outcome.source = 'proxy';
+    outcome.status = 502;
+    outcome.error = envelope.error;
+    outcome.notes.push(cause);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(502, { 'content-type': 'application/json', 'content-length': bytes.length, [SOURCE_HEADER]: 'proxy' });
+    res.end(bytes);
+  }
+
+  /** Sends a complete body, slowly when the plan says so. */
+  private async sendBytes(res: ServerResponse, status: number, headers: Record<string, string | number | string[]>, bytes: Buffer, plan: ReplyPlan, signal: AbortSignal): Promise<void> {
+    if (!plan.bytesPerSecond) {
+      res.writeHead(status, headers);
+      res.end(bytes);
+      return;
+    }
+    res.writeHead(status, headers);
+    res.flushHeaders();
+    const { Readable } = await import('node:stream');
+    await pipeToBuyer(Readable.from([bytes]).pipe(throttle(plan.bytesPerSecond)), res, signal);
+  }
+
+  private record(request: ClassifiedRequest, decision: Decision, outcome: Outcome, res: ServerResponse, startedAt: number, durationMs: number, aborted: boolean): void {
+    if (this.observers.length === 0) return;
+    if (outcome.dealerJson) {
+      const raw = Buffer.concat(outcome.dealerJson);
+      if (raw.includes('"error"')) {
+        try {
+          noteError(outcome, JSON.parse(raw.toString('utf8')));
+        } catch {
+          /* not JSON after all: nothing to note */
+        }
+      }
+    }
+    const summary = outcome.error ? summarizeError(outcome.error) : undefined;
+    const retryAfter = summary?.details?.retry_after_ms ?? (typeof summary?.details?.retry_after_seconds === 'number' ? summary.details.retry_after_seconds * 1000 : undefined);
+    const entry: JournalEntry = {
+      id: ulid(startedAt),
+      ts: new Date(startedAt).toISOString(),
+      t: startedAt,
+      duration_ms: Math.round(durationMs * 100) / 100,
+      client: this.clientKeyOf(request),
+      http_method: request.httpMethod,
+      path: request.path,
+      kind: request.kind,
+      ...journalFacts(request),
+      matched: decision.matched,
+      fired: decision.fired,
+      effects: decision.effects,
+      status: aborted && !res.writableFinished ? 0 : (outcome.status ?? res.statusCode),
+      source: outcome.source,
+      dry_run: this.dryRun,
+    };
+    if (summary) {
+      entry.rpc_code = summary.rpcCode;
+      if (summary.code) entry.error_code = summary.code;
+      if (summary.errorId) entry.error_id = summary.errorId;
+      if (summary.retryable !== undefined) entry.retryable = summary.retryable;
+      if (typeof retryAfter === 'number') entry.retry_after_ms = retryAfter;
+    }
+    if (outcome.upstreamStatus !== undefined) entry.upstream_status = outcome.upstreamStatus;
+    if (outcome.upstreamMs !== undefined) entry.upstream_ms = Math.round(outcome.upstreamMs * 100) / 100;
+    if (outcome.notes.length) entry.notes = outcome.notes;
+    if (aborted) entry.aborted = true;
+    for (const o of this.observers) o.onRequestDone(entry);
+  }
+
+  private clientKeyOf(request: ClassifiedRequest): string {
+    if (this.clientKeyHeader) {
+      const v = request.headers[this.clientKeyHeader];
+      return (Array.isArray(v) ? v[0] : v) ?? `${this.clientKeyHeader}:(none)`;
+    }
+    return request.clientIp;
+  }
+
+  /** Last line of defence: a bug in the request path answers -32603 without a stack trace. */
+  private failSafe(res: ServerResponse, err: unknown): void {
+    process.emitWarning(`aap-chaos: request failed: ${(err as Error)?.message ?? String(err)}`);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const bytes = Buffer.from(JSON.stringify(buildUpstreamUnreachable(this.profile.profile, null, 'internal proxy failure')));
+    res.writeHead(500, { 'content-type': 'application/json', 'content-length': bytes.length, [SOURCE_HEADER]: 'proxy' });
+    res.end(bytes);
+  }
+}
+
+interface Outcome {
+  source: JournalEntry['source'];
+  status?: number;
+  error?: JsonRpcError;
+  upstreamStatus?: number;
+  upstreamMs?: number;
+  notes: string[];
+  /** Chunks of a small JSON reply from the dealer, parsed only when the journal is written. */
+  dealerJson?: Buffer[];
+}
+
+function noteError(outcome: Outcome, json: unknown): void {
+  const error = (json as { error?: unknown } | null)?.error;
+  if (error && typeof error === 'object' && typeof (error as JsonRpcError).code === 'number') outcome.error = error as JsonRpcError;
+}
+
+async function collect(body: AsyncIterable<Buffer>): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(c);
+  return chunks;
+}
+
+/** Pipes a reply body to the buyer; a source that fails mid-way breaks the buyer's response. */
+function pipeToBuyer(stream: import('node:stream').Readable, res: ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const onAbort = () => {
+      stream.destroy();
+      resolve();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    stream.once('error', () => {
+      res.destroy();
+      resolve();
+    });
+    stream.once('close', () => {
+      signal.removeEventListener('abort', onAbort);
+      if (!stream.readableEnded) res.destroy();
+    });
+    res.once('finish', resolve);
+    res.once('close', resolve);
+    stream.pipe(res);
+  });
+}
+
+export interface StartedProxy {
+  url: string;
+  port: number;
+  proxy: ChaosProxy;
+  close(): Promise<void>;
+}
+
+/** Starts a proxy in front of `target` and resolves once it listens. */
+export async function startProxy(opts: ProxyOptions): Promise<StartedProxy> {
+  const proxy = new ChaosProxy(opts);
+  const url = await proxy.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1');
+  return { url, port: (proxy.server.address() as AddressInfo).port, proxy, close: () => proxy.close() };
+}

@@ -1,0 +1,311 @@
+/**
+ * The composition root, shared by the CLI and the library: the mock dealer (when there is no
+ * target), the proxy, the journal, metrics, live events and the admin API, wired together; the
+ * current scenario engine, swapped atomically; and the orderly shutdown.
+ */
+import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
+import type { ScenarioEngine, RuleStatus } from './engine/decision.js';
+import { createEngine } from './engine/engine.js';
+import type { JournalEntry } from './journal/entry.js';
+import { Journal } from './journal/journal.js';
+import { buildReport, type Report } from './journal/report.js';
+import type { Thresholds } from './journal/thresholds.js';
+import { startMockDealer, type RunningMockDealer } from './mock/server.js';
+import type { Profile } from './protocol/codes.js';
+import type { ProfileSetting } from './proxy/profile.js';
+import { ChaosProxy, type RequestObserver } from './proxy/server.js';
+import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type Scenario } from './scenario/load.js';
+import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
+import { startAdminServer, type AdminServer, type ControlSurface } from './control/admin.js';
+import { EventHub } from './control/events.js';
+import { ChaosMetrics } from './control/metrics.js';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** A scenario as callers may give it: a built-in name, a file path, YAML or JSON text, or a parsed object. */
+export type ScenarioInput = string | Scenario;
+
+export interface MockDealerSettings {
+  profile?: Profile;
+  /** Serve SendStreamingMessage as a task stream. */
+  streaming?: boolean;
+  /** JSON inventory to serve instead of the generated one. */
+  inventoryFile?: string;
+}
+
+export interface RuntimeOptions {
+  /** The dealer to stand in front of; without one, the embedded mock dealer is started. */
+  target?: string;
+  /** Proxy port (default 8080; 0 picks a free one). */
+  port?: number;
+  host?: string;
+  /** Admin API port (default 8081; 0 picks a free one). */
+  adminPort?: number;
+  /** Admin API address (default 127.0.0.1); any other address needs a token. */
+  adminHost?: string;
+  /** Required on every admin call when set; defaults to the AAP_CHAOS_ADMIN_TOKEN variable. */
+  adminToken?: string;
+  scenario?: ScenarioInput;
+  /** Overrides the scenario's seed (for every scenario loaded later, too). */
+  seed?: number;
+  profile?: ProfileSetting;
+  extensionUri?: string;
+  upstreamTimeoutMs?: number;
+  maxInspectBytes?: number;
+  rewriteCard?: boolean;
+  dryRun?: boolean;
+  allowHeaderFaults?: boolean;
+  /** JSONL file the journal is appended to. */
+  journalFile?: string;
+  /** Entries the in-memory journal keeps (default 10 000). */
+  journalRing?: number;
+  /** How long requests in flight may take to finish at shutdown (default 5 000 ms). */
+  drainTimeoutMs?: number;
+  /** Who a journal line is attributed to: `ip` (default) or `header:NAME`. */
+  clientKey?: string;
+  mock?: MockDealerSettings;
+  /** Bytes a slow /events client may have waiting before its messages are dropped. */
+  eventsBufferBytes?: number;
+  /** Where start-up lines go (default: nowhere). */
+  log?: (line: string) => void;
+  /** Where the admin token variable is read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A scenario that failed validation; `problems` are formatted exactly as `aap-chaos validate` prints them. */
+export class ScenarioRejectedError extends Error {
+  override name = 'ScenarioRejectedError';
+  constructor(readonly problems: string[]) {
+    super(`scenario rejected, ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
+}
+
+export interface RuntimeStatus {
+  version: string;
+  uptime_s: number;
+  url: string;
+  target: string;
+  mock_dealer: boolean;
+  profile: Profile;
+  profile_origin: 'flag' | 'card' | 'default';
+  extension_uri: string;
+  dry_run: boolean;
+  scenario: string | null;
+  description?: string;
+  seed: number | null;
+  rules: RuleStatus[];
+  active_faults: number;
+  journal: { entries: number; ring_size: number; file: string | null; dropped: number };
+  events_clients: number;
+}
+
+/** Emits `request` with each journal line as a request finishes. */
+export type RuntimeEvents = EventEmitter<{ request: [JournalEntry] }>;
+
+export interface Runtime extends ControlSurface {
+  readonly url: string;
+  readonly adminUrl: string;
+  readonly proxy: ChaosProxy;
+  readonly events: RuntimeEvents;
+  /** The engine deciding requests now, if a scenario is loaded. */
+  readonly engine: ScenarioEngine | undefined;
+  /** Stops accepting, drains requests in flight, flushes the journal, closes event clients. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Turns any accepted scenario form into a validated scenario. */
+export async function loadScenarioInput(input: ScenarioInput): Promise<LoadResult> {
+  if (typeof input !== 'string') return loadScenarioText(JSON.stringify(input, null, 2), 'scenario object');
+  const trimmed = input.trim();
+  if (trimmed.includes('\n') || trimmed.startsWith('{')) return loadScenarioText(input, 'scenario text');
+  return loadScenarioRef(trimmed);
+}
+
+export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
+  const log = opts.log ?? (() => {});
+  const adminHost = opts.adminHost ?? '127.0.0.1';
+  const adminToken = opts.adminToken || (opts.env ?? process.env)[ADMIN_TOKEN_ENV] || undefined;
+  assertAdminExposureAllowed(adminHost, adminToken);
+
+  const engineFor = (scenario: Scenario) => createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults });
+  const validated = async (input: ScenarioInput): Promise<Scenario> => {
+    const result = await loadScenarioInput(input);
+    if (!result.ok) throw new ScenarioRejectedError(result.problems.map(formatProblem));
+    return result.scenario;
+  };
+  let engine = opts.scenario !== undefined ? engineFor(await validated(opts.scenario)) : undefined;
+
+  const profile = opts.profile ?? engine?.profile ?? 'auto';
+  const startedAt = Date.now();
+  const cleanups: Array<() => Promise<void>> = [];
+  const undo = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => {});
+  };
+
+  try {
+    let metrics: ChaosMetrics | undefined;
+    const journal = new Journal({ ringSize: opts.journalRing, file: opts.journalFile, onDrop: (n) => metrics?.journalDropped('file', n) });
+    await journal.open();
+    cleanups.push(() => journal.close());
+    metrics = new ChaosMetrics(() => engine);
+    const hub = new EventHub(opts.eventsBufferBytes, (n) => metrics?.journalDropped('events', n));
+    cleanups.push(() => hub.close());
+
+    let mock: RunningMockDealer | undefined;
+    let target = opts.target;
+    if (!target) {
+      const mockProfile = opts.mock?.profile ?? (profile !== 'auto' ? profile : undefined);
+      mock = await startMockDealer({ ...opts.mock, profile: mockProfile, port: 0, host: '127.0.0.1' });
+      cleanups.push(() => mock!.close());
+      target = mock.url;
+    }
+
+    const proxy = new ChaosProxy({
+      target,
+      upstreamTimeoutMs: opts.upstreamTimeoutMs,
+      maxInspectBytes: opts.maxInspectBytes,
+      rewriteCard: opts.rewriteCard,
+      profile,
+      extensionUri: opts.extensionUri,
+      clientKey: opts.clientKey,
+      dryRun: opts.dryRun,
+    });
+    proxy.decider = engine;
+    const events: RuntimeEvents = new EventEmitter();
+    proxy.observers.push(journal, metrics, hub, emitTo(events));
+    const url = await proxy.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1');
+    cleanups.push(() => proxy.close(0));
+
+    const surface: ControlSurface = {
+      journal,
+      metrics,
+      hub,
+      get engine() {
+        return engine;
+      },
+      async use(input: ScenarioInput): Promise<ScenarioEngine> {
+        const next = engineFor(await validated(input));
+        // One assignment: a request reads the decider once, so it never sees half a swap.
+        engine = next;
+        proxy.decider = next;
+        log(`scenario ${next.name} loaded (seed ${next.seed}, ${next.rules().length} rules)`);
+        return next;
+      },
+      setRuleEnabled(id: string, enabled: boolean): RuleStatus | undefined {
+        if (!engine?.setEnabled(id, enabled)) return undefined;
+        return engine.rules().find((r) => r.id === id);
+      },
+      reset(): void {
+        engine?.reset();
+        journal.clear();
+      },
+      report(): Report {
+        return buildReport(journal.all(), {
+          profile: proxy.profile.profile,
+          extensionUri: proxy.profile.extensionUri,
+          thresholds: engine?.reportThresholds as Partial<Thresholds> | undefined,
+        });
+      },
+      status(): RuntimeStatus {
+        const entries = journal.all().length;
+        return {
+          version: VERSION,
+          uptime_s: Math.round((Date.now() - startedAt) / 1000),
+          url,
+          target: target!,
+          mock_dealer: mock !== undefined,
+          profile: proxy.profile.profile,
+          profile_origin: proxy.profile.origin,
+          extension_uri: proxy.profile.extensionUri,
+          dry_run: proxy.dryRun,
+          scenario: engine?.name ?? null,
+          ...(engine?.description ? { description: engine.description } : {}),
+          seed: engine?.seed ?? null,
+          rules: engine?.rules() ?? [],
+          active_faults: engine?.activeFaults() ?? 0,
+          journal: { entries, ring_size: journal.ringSize, file: journal.file ?? null, dropped: journal.dropped },
+          events_clients: hub.clientCount,
+        };
+      },
+    };
+
+    const admin: AdminServer = await startAdminServer(surface, { host: adminHost, port: opts.adminPort ?? 8081, token: adminToken });
+    cleanups.push(() => admin.close());
+
+    log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : target}`);
+    log(`admin API on ${admin.url}${adminToken ? ' (token required)' : ''}`);
+    log(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${engine.rules().length} rules)` : 'no scenario: every request is forwarded untouched');
+    if (opts.journalFile) log(`journal appended to ${opts.journalFile}`);
+    if (opts.dryRun) log('dry run: faults are journaled, never applied');
+
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> =>
+      (closing ??= (async () => {
+        await proxy.close(opts.drainTimeoutMs ?? 5_000);
+        // Every request has finished and journaled itself; the lines reach disk and event clients first.
+        await journal.flush();
+        await hub.close();
+        await admin.close();
+        await mock?.close();
+        await journal.close();
+      })());
+
+    return Object.assign(surface, {
+      url,
+      adminUrl: admin.url,
+      proxy,
+      events,
+      close,
+    }) as Runtime;
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+}
+
+/** Forwards journal lines to library listeners; a throwing listener never breaks the request path. */
+function emitTo(events: RuntimeEvents): RequestObserver {
+  return {
+    onRequestDone(entry) {
+      if (events.listenerCount('request') === 0) return;
+      try {
+        events.emit('request', entry);
+      } catch (err) {
+        process.emitWarning(`aap-chaos: a 'request' listener threw: ${(err as Error)?.message ?? String(err)}`);
+      }
+    },
+  };
+}
+
+/**
+ * SIGINT/SIGTERM: close the runtime in order, then exit 0. A second signal exits at once.
+ * Returns a function that removes the handlers.
+ */
+export function closeOnSignals(runtime: Pick<Runtime, 'close'>, opts: { log?: (line: string) => void; exit?: (code: number) => void } = {}): () => void {
+  const log = opts.log ?? (() => {});
+  const exit = opts.exit ?? ((code: number) => process.exit(code));
+  let received = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (received) {
+      log(`${signal} again: exiting without waiting`);
+      exit(1);
+      return;
+    }
+    received = true;
+    log(`${signal}: finishing requests in flight, then flushing the journal`);
+    runtime.close().then(
+      () => exit(0),
+      (err: unknown) => {
+        log(`shutdown failed: ${(err as Error)?.message ?? String(err)}`);
+        exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}

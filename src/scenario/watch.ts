@@ -1,0 +1,67 @@
+/**
+ * Reloads a scenario file when it changes. The folder is watched rather than the file because
+ * editors save by writing a new file and renaming it over the old one, which ends a watch on
+ * the file itself. Bursts of events (write, rename, chmod) are folded into one reload.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadScenarioText, type ScenarioProblem } from './load.js';
+import type { Scenario } from './types.generated.js';
+
+export interface ScenarioWatcher {
+  close(): void;
+}
+
+export interface WatchOptions {
+  /** Quiet time after the last change before the file is read again. */
+  debounceMs?: number;
+}
+
+export function watchScenarioFile(
+  file: string,
+  onValid: (scenario: Scenario) => void,
+  onInvalid: (problems: ScenarioProblem[]) => void,
+  { debounceMs = 75 }: WatchOptions = {},
+): ScenarioWatcher {
+  const dir = path.dirname(path.resolve(file));
+  const base = path.basename(file);
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  // Saving the same text twice (or a touch) is not a change worth reporting.
+  let lastText: string | undefined;
+  void readFile(file, 'utf8').then((t) => (lastText ??= t), () => undefined);
+
+  const reload = async () => {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      // Between an editor's unlink and rename the file is briefly gone; the rename brings another event.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if (!closed) onInvalid([{ file, line: 0, col: 0, path: '', message: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? String(e)})` }]);
+      return;
+    }
+    if (closed || text === lastText) return;
+    lastText = text;
+    const result = loadScenarioText(text, file);
+    if (result.ok) onValid(result.scenario);
+    else onInvalid(result.problems);
+  };
+
+  const watcher: FSWatcher = watch(dir, (_event, name) => {
+    // Some platforms give no file name; then any change in the folder may be ours.
+    if (name !== null && name !== base) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void reload(), debounceMs);
+  });
+  watcher.on('error', () => undefined);
+
+  return {
+    close() {
+      closed = true;
+      clearTimeout(timer);
+      watcher.close();
+    },
+  };
+}

@@ -1,0 +1,213 @@
+import t from 'tap';
+import { adminCall, callSkill, startTestRuntime, TEST_SCENARIO } from './control-fixture.js';
+
+t.test('GET /status names the scenario and counts each rule', async (t) => {
+  const rt = await startTestRuntime(t);
+  await callSkill(rt.url, 'inventory.search');
+  const { status, json } = await adminCall(rt, 'GET', '/status');
+  t.equal(status, 200);
+  t.equal(json.scenario, 'control-test');
+  t.equal(json.seed, 7);
+  t.equal(json.mock_dealer, true);
+  t.match(json.version, /^\d+\.\d+\.\d+/);
+  t.equal(json.target, rt.proxy.forwarder.origin.replace(/\/$/, ''));
+  const throttle = json.rules.find((r: { id: string }) => r.id === 'throttle-search');
+  t.match(throttle, { enabled: true, matched: 1, fired: 1 });
+  t.equal(json.active_faults, 0);
+  t.equal(json.journal.entries, rt.journal.all().length);
+});
+
+t.test('GET /scenario returns the loaded definition', async (t) => {
+  const rt = await startTestRuntime(t);
+  const { status, json } = await adminCall(rt, 'GET', '/scenario');
+  t.equal(status, 200);
+  t.equal(json.scenario, 'control-test');
+  t.same(json.rules.map((r: { id: string }) => r.id), ['throttle-search', 'slow-vehicle']);
+});
+
+t.test('GET /scenario without a scenario is a 404 that says so', async (t) => {
+  const rt = await startTestRuntime(t, { scenario: undefined });
+  const { status, json } = await adminCall(rt, 'GET', '/scenario');
+  t.equal(status, 404);
+  t.match(json.error.message, /no scenario is loaded/);
+});
+
+t.test('PUT /scenario swaps to a YAML body, and requests follow the new rules', async (t) => {
+  const rt = await startTestRuntime(t);
+  const yaml = 'scenario: all-internal\nrules:\n  - id: boom\n    error: INTERNAL_ERROR\n';
+  const put = await adminCall(rt, 'PUT', '/scenario', { body: yaml, contentType: 'application/yaml' });
+  t.equal(put.status, 200);
+  t.match(put.json, { scenario: 'all-internal', rules: [{ id: 'boom', enabled: true }] });
+  const reply = await callSkill(rt.url, 'dealer.information');
+  t.equal(reply.headers['x-aap-chaos-rule'], 'boom');
+  t.equal(rt.journal.all().at(-1)?.error_code, 'INTERNAL_ERROR');
+});
+
+t.test('PUT /scenario accepts a JSON body', async (t) => {
+  const rt = await startTestRuntime(t);
+  const put = await adminCall(rt, 'PUT', '/scenario', { body: JSON.stringify({ scenario: 'from-json', rules: [] }) });
+  t.equal(put.status, 200);
+  t.equal(put.json.scenario, 'from-json');
+});
+
+t.test('PUT /scenario with {"name"} loads a built-in scenario', async (t) => {
+  const rt = await startTestRuntime(t);
+  const put = await adminCall(rt, 'PUT', '/scenario', { body: '{"name": "passthrough"}' });
+  t.equal(put.status, 200);
+  t.equal((await adminCall(rt, 'GET', '/status')).json.scenario, 'passthrough');
+});
+
+t.test('PUT /scenario with an unknown built-in name is a 422 naming the choices', async (t) => {
+  const rt = await startTestRuntime(t);
+  const put = await adminCall(rt, 'PUT', '/scenario', { body: '{"name": "no-such-scenario"}' });
+  t.equal(put.status, 422);
+  t.match(put.json.error.problems[0], /no built-in scenario named "no-such-scenario".*passthrough/);
+});
+
+t.test('PUT /scenario refuses a path given as a name', async (t) => {
+  const rt = await startTestRuntime(t);
+  const put = await adminCall(rt, 'PUT', '/scenario', { body: '{"name": "../../etc/passwd"}' });
+  t.equal(put.status, 400);
+  t.match(put.json.error.message, /built-in scenario/);
+});
+
+t.test('PUT /scenario with a bad scenario answers 422 with every problem and keeps the old one', async (t) => {
+  const rt = await startTestRuntime(t);
+  const bad = 'scenario: broken\nrules:\n  - id: a\n    error: NOT_A_CODE\n  - id: b\n    delay: { ms: -5 }\n';
+  const put = await adminCall(rt, 'PUT', '/scenario', { body: bad, contentType: 'application/yaml' });
+  t.equal(put.status, 422);
+  t.match(put.json.error.message, /scenario rejected \(\d+ problems\); the current scenario is kept/);
+  t.ok(put.json.error.problems.length >= 2, 'both rules are reported');
+  t.ok(put.json.error.problems.some((p: string) => /^scenario text:4:\d+ +\/rules\/0\/error/.test(p)), 'first problem located');
+  t.ok(put.json.error.problems.some((p: string) => /^scenario text:6:\d+ +\/rules\/1\/delay/.test(p)), 'second problem located');
+  t.equal((await adminCall(rt, 'GET', '/status')).json.scenario, 'control-test');
+});
+
+t.test('PUT /scenario with broken JSON is a 400 naming the problem', async (t) => {
+  const rt = await startTestRuntime(t);
+  const put = await adminCall(rt, 'PUT', '/scenario', { body: '{"rules": [' });
+  t.equal(put.status, 400);
+  t.match(put.json.error.message, /not valid JSON/);
+});
+
+t.test('PUT /scenario with an empty body is a 400', async (t) => {
+  const rt = await startTestRuntime(t);
+  const put = await adminCall(rt, 'PUT', '/scenario', { body: '', contentType: 'application/yaml' });
+  t.equal(put.status, 400);
+  t.match(put.json.error.message, /empty body/);
+});
+
+t.test('PATCH /rules/:id turns a rule off and on live', async (t) => {
+  const rt = await startTestRuntime(t);
+  const off = await adminCall(rt, 'PATCH', '/rules/throttle-search', { body: '{"enabled": false}' });
+  t.equal(off.status, 200);
+  t.match(off.json, { id: 'throttle-search', enabled: false });
+  const passed = await callSkill(rt.url, 'inventory.search', 'a');
+  t.equal(passed.headers['x-aap-chaos-rule'], undefined, 'the disabled rule does not answer');
+
+  const on = await adminCall(rt, 'PATCH', '/rules/throttle-search', { body: '{"enabled": true}' });
+  t.equal(on.json.enabled, true);
+  const throttled = await callSkill(rt.url, 'inventory.search', 'b');
+  t.equal(throttled.headers['x-aap-chaos-rule'], 'throttle-search');
+});
+
+t.test('PATCH /rules/:id with an unknown rule or a bad body', async (t) => {
+  const rt = await startTestRuntime(t);
+  const unknown = await adminCall(rt, 'PATCH', '/rules/nope', { body: '{"enabled": false}' });
+  t.equal(unknown.status, 404);
+  t.match(unknown.json.error.message, /no rule "nope".*throttle-search, slow-vehicle/);
+  const bad = await adminCall(rt, 'PATCH', '/rules/throttle-search', { body: '{"enabled": "no"}' });
+  t.equal(bad.status, 400);
+  t.match(bad.json.error.message, /"enabled": true/);
+});
+
+t.test('POST /reset clears rule counters and the journal ring', async (t) => {
+  const rt = await startTestRuntime(t);
+  await callSkill(rt.url, 'inventory.search');
+  t.equal(rt.journal.all().length, 1);
+  const reset = await adminCall(rt, 'POST', '/reset');
+  t.equal(reset.status, 200);
+  const status = (await adminCall(rt, 'GET', '/status')).json;
+  t.match(status.rules[0], { id: 'throttle-search', matched: 0, fired: 0 });
+  t.equal(status.journal.entries, 0);
+});
+
+t.test('GET /journal returns JSON lines, after a cursor and up to a limit', async (t) => {
+  const rt = await startTestRuntime(t);
+  for (const id of ['j1', 'j2', 'j3']) await callSkill(rt.url, 'inventory.search', id);
+  const all = await adminCall(rt, 'GET', '/journal');
+  t.equal(all.status, 200);
+  t.match(all.headers['content-type'], /application\/x-ndjson/);
+  const lines = all.body.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+  t.same(lines.map((e) => e.rpc_id), ['j1', 'j2', 'j3']);
+  t.match(lines[0], { skill: 'inventory.search', fired: ['throttle-search'], error_code: 'RATE_LIMITED', retry_after_ms: 1500, status: 200, source: 'injected' });
+
+  const after = await adminCall(rt, 'GET', `/journal?since=${lines[0].id}&limit=1`);
+  const rest = after.body.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+  t.same(rest.map((e) => e.rpc_id), ['j2']);
+});
+
+t.test('GET /journal rejects a malformed cursor or limit', async (t) => {
+  const rt = await startTestRuntime(t);
+  const since = await adminCall(rt, 'GET', '/journal?since=yesterday');
+  t.equal(since.status, 400);
+  t.match(since.json.error.message, /ULID/);
+  const limit = await adminCall(rt, 'GET', '/journal?limit=0');
+  t.equal(limit.status, 400);
+  t.match(limit.json.error.message, /limit/);
+});
+
+t.test('GET /report grades the buyer from the journal', async (t) => {
+  const rt = await startTestRuntime(t);
+  await callSkill(rt.url, 'inventory.search');
+  const { status, json } = await adminCall(rt, 'GET', '/report');
+  t.equal(status, 200);
+  t.equal(json.clients.length, 1);
+  t.ok(json.checks.length > 0);
+  t.type(json.ok, 'boolean');
+});
+
+t.test('GET /metrics speaks Prometheus text with the project counters', async (t) => {
+  const rt = await startTestRuntime(t);
+  await callSkill(rt.url, 'inventory.search');
+  await callSkill(rt.url, 'dealer.information');
+  const { status, headers, body } = await adminCall(rt, 'GET', '/metrics');
+  t.equal(status, 200);
+  t.match(headers['content-type'], /text\/plain/);
+  const text = body.toString('utf8');
+  t.match(text, /aap_chaos_requests_total\{method="SendMessage",skill="inventory.search",outcome="injected"\} 1/);
+  t.match(text, /aap_chaos_requests_total\{method="SendMessage",skill="dealer.information",outcome="dealer"\} 1/);
+  t.match(text, /aap_chaos_faults_injected_total\{rule="throttle-search",effect="error"\} 1/);
+  t.match(text, /aap_chaos_upstream_latency_seconds_count 1/);
+  t.match(text, /aap_chaos_active_faults 0/);
+  t.match(text, /# TYPE aap_chaos_journal_dropped_total counter/);
+});
+
+t.test('unknown routes, wrong methods and plain GET /events answer JSON errors', async (t) => {
+  const rt = await startTestRuntime(t);
+  const missing = await adminCall(rt, 'GET', '/nope');
+  t.equal(missing.status, 404);
+  t.match(missing.json.error.message, /no such endpoint: GET \/nope/);
+  const wrong = await adminCall(rt, 'DELETE', '/scenario');
+  t.equal(wrong.status, 405);
+  t.equal(wrong.headers.allow, 'GET, PUT');
+  const events = await adminCall(rt, 'GET', '/events');
+  t.equal(events.status, 426);
+  t.match(events.json.error.message, /WebSocket/);
+});
+
+t.test('the scenario given at start may be YAML text, a built-in name or an object', async (t) => {
+  const fromText = await startTestRuntime(t, { scenario: TEST_SCENARIO });
+  t.equal(fromText.engine?.name, 'control-test');
+  const fromName = await startTestRuntime(t, { scenario: 'passthrough' });
+  t.equal(fromName.engine?.name, 'passthrough');
+  const fromObject = await startTestRuntime(t, { scenario: { scenario: 'inline', rules: [{ id: 'x', error: 'INTERNAL_ERROR' }] } });
+  t.equal(fromObject.engine?.name, 'inline');
+});
+
+t.test('a bad scenario at start is refused with every problem, formatted as the CLI prints them', async (t) => {
+  await t.rejects(startTestRuntime(t, { scenario: 'rules:\n  - id: a\n    error: NOPE\n' }), {
+    name: 'ScenarioRejectedError',
+    problems: [/^scenario text:3:\d+ +\/rules\/0\/error/],
+  });
+});

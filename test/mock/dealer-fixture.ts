@@ -1,0 +1,54 @@
+/**
+ * Starts the mock dealer for a test, behind the real proxy (buyer → proxy → mock) unless a test
+ * needs the mock's own socket, and closes both when the test ends.
+ */
+import type { Test } from 'tap';
+import { startMockDealer, type MockDealer, type MockDealerOptions } from '../../src/mock/index.js';
+import { startProxy } from '../../src/proxy/server.js';
+import { AAP_ERROR_TYPE_URL } from '../../src/protocol/codes.js';
+import type { SkillReply } from '../helpers/sdk-buyer.js';
+
+export interface DealerUnderTest {
+  /** What the buyer talks to: the proxy's URL, or the mock's when direct. */
+  url: string;
+  mockUrl: string;
+  dealer: MockDealer;
+}
+
+export async function startDealer(t: Test, opts: MockDealerOptions = {}, route: 'proxy' | 'direct' = 'proxy'): Promise<DealerUnderTest> {
+  const mock = await startMockDealer({ ...opts, port: 0 });
+  t.teardown(() => mock.close());
+  if (route === 'direct') return { url: mock.url, mockUrl: mock.url, dealer: mock.dealer };
+  const proxy = await startProxy({ target: mock.url, port: 0, host: '127.0.0.1' });
+  t.teardown(() => proxy.close());
+  return { url: proxy.url, mockUrl: mock.url, dealer: mock.dealer };
+}
+
+/** A raw JSON-RPC POST to `<url>/a2a`, for what the SDK cannot send (bad JSON, odd headers). */
+export async function postRpc(url: string, body: string | Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+  const res = await fetch(`${url}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** The reply's payload (`data.data`); fails the test when the call failed or answered another skill. */
+export function payload<T = Record<string, unknown>>(t: Test, reply: SkillReply, skill: string): T {
+  if (!reply.ok) {
+    t.fail(`${skill} failed: ${reply.message}`);
+    throw new Error(reply.message);
+  }
+  t.equal(reply.data.type, `${skill}.response`);
+  return reply.data.data as T;
+}
+
+/** The aap.error payload under either profile: the bare object (1.3) or the entry found by @type (2.0). */
+export function aapError(reply: SkillReply): Record<string, unknown> {
+  if (reply.ok) throw new Error(`expected an error reply, got ${JSON.stringify(reply.data)}`);
+  const entries = Array.isArray(reply.data) ? (reply.data as Record<string, unknown>[]) : [reply.data as Record<string, unknown>];
+  const found = entries.find((e) => e['@type'] === AAP_ERROR_TYPE_URL || e.type === 'aap.error');
+  if (!found) throw new Error(`no aap.error in ${JSON.stringify(reply.data)}`);
+  return found;
+}

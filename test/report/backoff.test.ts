@@ -1,0 +1,72 @@
+import t from 'tap';
+import type { JournalEntry } from '../../src/journal/entry.js';
+import { grade, JournalBuilder, reply } from './journal-builder.js';
+
+/** A retry chain: an error, then one attempt after each wait (ms after the previous reply). */
+function chain(waits: number[], last: Partial<JournalEntry> = {}, first = reply.internalError()): { entries: JournalEntry[]; ids: string[] } {
+  const j = new JournalBuilder({ duration_ms: 5 });
+  const ids = [j.at(0, first)];
+  let at = 0;
+  waits.forEach((wait, i) => {
+    at += 5 + wait;
+    ids.push(j.at(at, i === waits.length - 1 ? last : reply.internalError()));
+  });
+  return { entries: j.entries, ids };
+}
+
+t.test('exponential backoff with jitter passes', async (t) => {
+  const { entries, ids } = chain([100, 230, 390, 850]);
+  const result = grade(entries, 'backoff');
+  t.equal(result.verdict, 'PASS');
+  t.same(result.evidence, ids);
+});
+
+t.test("the proxy's upstream-unreachable reply starts a chain too", async (t) => {
+  const { entries } = chain([0, 0, 0], {}, reply.upstreamUnreachable());
+  t.equal(grade(entries, 'backoff').verdict, 'FAIL');
+});
+
+t.test('retrying at a fixed interval fails', async (t) => {
+  const { entries, ids } = chain([100, 100, 110]);
+  const result = grade(entries, 'backoff');
+  t.equal(result.verdict, 'FAIL');
+  t.same(result.evidence, ids);
+  t.match(result.explanation, /without growing gaps \(100, 100, 110 ms\)/);
+});
+
+t.test('a gap that shrinks beyond the tolerance fails', async (t) => {
+  const { entries } = chain([400, 800, 100]);
+  const result = grade(entries, 'backoff');
+  t.equal(result.verdict, 'FAIL');
+  t.match(result.explanation, /waited less before retry 3 .* \(100 ms after 800 ms\)/);
+});
+
+t.test('more retries than the bound fails, and the bound is configurable', async (t) => {
+  const { entries } = chain([100, 200, 400, 800, 1600, 3200]);
+  const result = grade(entries, 'backoff');
+  t.equal(result.verdict, 'FAIL');
+  t.match(result.explanation, /retried inventory\.search 6 times \(bound 5\)/);
+  t.equal(grade(entries, 'backoff', { thresholds: { backoff_max_retries: 6 } }).verdict, 'PASS');
+});
+
+t.test('a chain ends when an attempt succeeds; a later, unrelated resend is not a retry', async (t) => {
+  const j = new JournalBuilder();
+  const failed = j.at(0, reply.internalError());
+  const retried = j.at(300);
+  j.at(310);
+  j.at(320);
+  const result = grade(j.entries, 'backoff');
+  t.equal(result.verdict, 'PASS');
+  t.same(result.evidence, [failed, retried]);
+});
+
+t.test('not exercised without a retryable INTERNAL_ERROR', async (t) => {
+  const j = new JournalBuilder();
+  j.at(0, { ...reply.internalError(), retryable: false });
+  j.at(1);
+  j.at(2, { ...reply.internalError(), status: 0 });
+  j.at(3, reply.rateLimited(10));
+  const result = grade(j.entries, 'backoff');
+  t.equal(result.verdict, 'NOT EXERCISED');
+  t.same(result.evidence, []);
+});
