@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
+const IDLE = new Set(['(idle)', '(program)']);
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function place(callFrame) {
@@ -23,17 +24,17 @@ export async function selfTimes(file) {
   const selfUs = new Map();
   profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
   const byFunction = new Map();
-  let totalUs = 0;
   for (const [id, us] of selfUs) {
     const { callFrame } = nodeById.get(id);
     const key = `${callFrame.functionName || '(anonymous)'} ${place(callFrame)}`;
     const row = byFunction.get(key) ?? { fn: callFrame.functionName || '(anonymous)', where: place(callFrame), selfMs: 0 };
     row.selfMs += us / 1000;
     byFunction.set(key, row);
-    totalUs += us;
   }
   const rows = [...byFunction.values()].sort((a, b) => b.selfMs - a.selfMs);
-  for (const r of rows) r.share = r.selfMs / (totalUs / 1000);
+  // Shares are of the busy time: a proxy waiting between runs is idle, and that says nothing.
+  const busyMs = rows.filter((r) => !IDLE.has(r.fn)).reduce((sum, r) => sum + r.selfMs, 0);
+  for (const r of rows) r.share = IDLE.has(r.fn) ? NaN : r.selfMs / busyMs;
   return rows;
 }
 
@@ -41,7 +42,7 @@ export async function selfTimes(file) {
 export async function summarizeProfile(file, top = 15) {
   const rows = await selfTimes(file);
   const table = (list) => ['| self ms | share | function | where |', '|---:|---:|---|---|', ...list.map((r) => `| ${r.selfMs.toFixed(0)} | ${(r.share * 100).toFixed(1)}% | ${r.fn} | ${r.where} |`)].join('\n');
-  const busy = rows.filter((r) => r.fn !== '(idle)' && r.fn !== '(program)');
+  const busy = rows.filter((r) => !IDLE.has(r.fn));
   const own = rows.filter((r) => r.where.startsWith('dist/') || r.where.startsWith('src/'));
   return `Top ${top} by self time:\n${table(busy.slice(0, top))}\n\nProject code (dist/) by self time:\n${table(own.slice(0, top))}`;
 }

@@ -5,13 +5,16 @@
  */
 import { median } from './stats.js';
 
+/** Requests that did not come back as 2xx: refused, timed out or answered with another status. */
+export const failuresOf = (run) => run.non2xx + run.errors + run.timeouts;
+
 /** Median over a case's runs of req/s, p50 and p99 (the middle run damps one noisy run). */
 export function aggregate(runs) {
   return {
     reqPerSec: median(runs.map((r) => r.reqPerSec)),
     p50: median(runs.map((r) => r.latencyMs.p50)),
     p99: median(runs.map((r) => r.latencyMs.p99)),
-    failures: runs.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
+    failures: runs.reduce((n, r) => n + failuresOf(r), 0),
   };
 }
 
@@ -69,7 +72,8 @@ export function formatReport(results, derived) {
   lines.push(`| SSE first event, direct (${results.sse.streams} streams) | ${fmt(sse.direct.median)} ms | ${fmt(sse.direct.p99)} ms |`);
   lines.push(`| SSE first event, through the proxy (${results.sse.streams} streams) | ${fmt(sse.proxy.median)} ms | ${fmt(sse.proxy.p99)} ms |`);
   lines.push('');
-  lines.push(`RSS of the proxy process: ${fmt(mb(rss.idle.rss), 1)} MB idle, ${fmt(mb(rss.warm.rss), 1)} MB after warm-up, ${fmt(mb(rss.after.rss), 1)} MB after ${fmtInt(rss.requests)} more requests (heap used ${fmt(mb(rss.warm.heapUsed), 1)} → ${fmt(mb(rss.after.heapUsed), 1)} MB).`);
+  const trail = rss.steps.map((s) => `${fmt(mb(s.memory.rss), 1)} MB after ${fmtInt(s.requests)}`).join(', ');
+  lines.push(`RSS of a fresh passthrough proxy: ${fmt(mb(rss.idle.rss), 1)} MB idle, ${fmt(mb(rss.warm.rss), 1)} MB after warm-up, then ${trail} requests (heap used ${fmt(mb(rss.warm.heapUsed), 1)} → ${fmt(mb(rss.after.heapUsed), 1)} MB).`);
   lines.push('');
   lines.push('| target | measured | result |');
   lines.push('|---|---|---|');

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { startChild, stopAllChildren } from './children.js';
 import { measureFirstEvent } from './sse-client.js';
-import { derive, formatReport } from './report.js';
+import { derive, failuresOf, formatReport } from './report.js';
 import { summarizeProfile } from './profile-summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -113,7 +113,16 @@ async function main() {
   const loader = await startChild('./load-child.js', [], { name: 'load generator' });
 
   const urls = {};
-  for (const c of CASES) urls[c.name] = c.scenario ? (await startProxy(c.scenario, dealerUrl, proxyExecArgv)).url : dealerUrl;
+  const caseOfPid = new Map();
+  for (const c of CASES) {
+    if (!c.scenario) {
+      urls[c.name] = dealerUrl;
+      continue;
+    }
+    const proxy = await startProxy(c.scenario, dealerUrl, proxyExecArgv);
+    urls[c.name] = proxy.url;
+    caseOfPid.set(proxy.child.pid, c.name);
+  }
 
   for (const c of CASES) {
     await probe(c, urls[c.name]);
@@ -135,13 +144,19 @@ async function main() {
 
   log(`RSS: a fresh passthrough proxy, warm-up, then ${MODE.rssRequests.toLocaleString('en-US')} requests`);
   const rssProxy = await startProxy('passthrough.yaml', dealerUrl, ['--expose-gc', ...proxyExecArgv]);
+  caseOfPid.set(rssProxy.child.pid, 'rss');
   const memory = async () => (await rssProxy.child.ask({ type: 'memory' }, 'memory')).memory;
   const idle = await memory();
   await runLoad(loader, loadOptions(rssProxy.url, MODE.warmupSeconds, undefined));
   const warm = await memory();
+  // Four equal steps with a reading after each: a leak climbs steadily, allocator settling flattens out.
   const { duration: _ignored, ...fixedAmount } = loadOptions(rssProxy.url, 0, undefined);
-  const rssRun = await runLoad(loader, { ...fixedAmount, amount: MODE.rssRequests });
-  const after = await memory();
+  const steps = [];
+  for (let i = 0; i < 4; i++) {
+    const run = await runLoad(loader, { ...fixedAmount, amount: MODE.rssRequests / 4 });
+    steps.push({ requests: (MODE.rssRequests / 4) * (i + 1), reqPerSec: run.reqPerSec, failures: failuresOf(run), memory: await memory() });
+  }
+  const after = steps[steps.length - 1].memory;
 
   const results = {
     mode: MODE.name,
@@ -157,7 +172,7 @@ async function main() {
     upstreamReplyBytes: upstream.ready.replyBytes,
     cases: CASES.map((c) => ({ name: c.name, label: c.label, scenario: c.scenario, fixedRate: c.fixedRate, runs: runs[c.name] })),
     sse: { streams: MODE.sseStreams, samples: sseSamples },
-    rss: { requests: MODE.rssRequests, idle, warm, after, run: rssRun },
+    rss: { requests: MODE.rssRequests, idle, warm, after, steps },
   };
   const derived = derive(results);
   results.targets = derived.targets;
@@ -172,7 +187,9 @@ async function main() {
 
   if (profileDir) {
     for (const f of (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'))) {
-      console.log(`\nProfile ${path.join(profileDir, f)}:\n${await summarizeProfile(path.join(profileDir, f))}`);
+      // V8 names a profile CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile.
+      const pid = Number(f.split('.')[3]);
+      console.log(`\nProfile of the proxy for case ${caseOfPid.get(pid) ?? '?'} (${path.join(profileDir, f)}):\n${await summarizeProfile(path.join(profileDir, f))}`);
     }
   }
 }

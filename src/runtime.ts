@@ -97,7 +97,7 @@ export interface RuntimeStatus {
   rules: RuleStatus[];
   active_faults: number;
   journal: { entries: number; ring_size: number; file: string | null; dropped: number };
-  events_clients: number;
+  events: { clients: number; dropped: number };
 }
 
 /** Emits `request` with each journal line as a request finishes. */
@@ -173,7 +173,14 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
-    proxy.observers.push(journal, metrics, hub, emitTo(events));
+    let shuttingDown = false;
+    proxy.observers.push(journal, metrics, hub, emitTo(events), {
+      // A keep-alive connection that goes idle during the drain would otherwise hold close()
+      // open until the drain timeout: let it go as soon as its last reply is out.
+      onRequestDone: () => {
+        if (shuttingDown) setImmediate(() => proxy.server.closeIdleConnections());
+      },
+    });
     const url = await proxy.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1');
     cleanups.push(() => proxy.close(0));
 
@@ -225,7 +232,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
           rules: engine?.rules() ?? [],
           active_faults: engine?.activeFaults() ?? 0,
           journal: { entries, ring_size: journal.ringSize, file: journal.file ?? null, dropped: journal.dropped },
-          events_clients: hub.clientCount,
+          events: { clients: hub.clientCount, dropped: hub.dropped },
         };
       },
     };
@@ -242,6 +249,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
+        shuttingDown = true;
         await proxy.close(opts.drainTimeoutMs ?? 5_000);
         // Every request has finished and journaled itself; the lines reach disk and event clients first.
         await journal.flush();

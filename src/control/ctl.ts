@@ -204,7 +204,9 @@ class AdminClient {
   }
 
   private unreachable(e: unknown): CtlError {
-    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as { code?: string }).code ?? (e as Error).message;
+    // fetch wraps the socket error in `cause`; ws reports it directly.
+    const inner = ((e as { cause?: unknown }).cause ?? e) as { code?: string; message?: string };
+    const cause = inner.code ?? inner.message ?? String(e);
     return new CtlError(`cannot reach the admin API at ${this.base} (${cause}); is aap-chaos running? Pass --admin URL`);
   }
 }
@@ -238,6 +240,6 @@ function formatStatus(s: RuntimeStatus): string[] {
   ];
   for (const r of s.rules) lines.push(`  ${ruleLine(r)}`);
   const j = s.journal;
-  lines.push(`journal: ${j.entries} in memory (ring ${j.ring_size})${j.file ? `, file ${j.file}` : ''}, ${j.dropped} dropped; ${s.events_clients} event clients`);
+  lines.push(`journal: ${j.entries} in memory (ring ${j.ring_size})${j.file ? `, file ${j.file}` : ''}, ${j.dropped} dropped; ${s.events.clients} event clients, ${s.events.dropped} events dropped`);
   return lines;
 }

@@ -27,6 +27,8 @@ interface Client {
 export class EventHub implements RequestObserver {
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   private readonly clients = new Set<Client>();
+  /** Messages dropped for slow clients since start. */
+  dropped = 0;
 
   constructor(
     private readonly bufferCap: number = DEFAULT_EVENTS_BUFFER_BYTES,
@@ -54,6 +56,7 @@ export class EventHub implements RequestObserver {
       if (client.socket.readyState !== WebSocket.OPEN) continue;
       if (client.socket.bufferedAmount > this.bufferCap) {
         client.missed += 1;
+        this.dropped += 1;
         this.onDropped(1);
         continue;
       }

@@ -4,6 +4,7 @@
  */
 import type { Rule } from '../scenario/types.generated.js';
 import type { ModifierEffect, TerminalEffect } from './effect.js';
+import { MODIFIER_EFFECTS as MODIFIER_KEYS, terminalEffectsOf, type ModifierEffectKey, type TerminalEffectKey } from '../scenario/effect-kinds.js';
 import { createA2aErrorEffect, createErrorEffect } from './terminal-errors.js';
 import { createRequireEffect } from './require.js';
 import { createRateLimitEffect } from './rate-limit.js';
@@ -12,7 +13,7 @@ import { createNetworkEffect } from './network.js';
 import { createDelayEffect } from './delay.js';
 import { createBandwidthEffect, createEnvelopeEffect, createPatchEffect, createStreamEffect } from './reply-modifiers.js';
 
-export const TERMINAL_EFFECTS: Record<string, (rule: Rule) => TerminalEffect> = {
+export const TERMINAL_EFFECTS: Record<TerminalEffectKey, (rule: Rule) => TerminalEffect> = {
   error: createErrorEffect,
   a2a_error: createA2aErrorEffect,
   require: createRequireEffect,
@@ -22,7 +23,7 @@ export const TERMINAL_EFFECTS: Record<string, (rule: Rule) => TerminalEffect> = 
 };
 
 /** In the order they contribute to the plan. */
-export const MODIFIER_EFFECTS: Record<string, (rule: Rule) => ModifierEffect> = {
+export const MODIFIER_EFFECTS: Record<ModifierEffectKey, (rule: Rule) => ModifierEffect> = {
   delay: createDelayEffect,
   patch: createPatchEffect,
   envelope: createEnvelopeEffect,
@@ -31,15 +32,9 @@ export const MODIFIER_EFFECTS: Record<string, (rule: Rule) => ModifierEffect> = 
 };
 
 export function effectsOf(rule: Rule): { terminal?: TerminalEffect; modifiers: ModifierEffect[] } {
-  let terminal: TerminalEffect | undefined;
-  for (const key of Object.keys(TERMINAL_EFFECTS)) {
-    if ((rule as unknown as Record<string, unknown>)[key] !== undefined) {
-      terminal = TERMINAL_EFFECTS[key]!(rule);
-      break; // the schema allows one terminal effect per rule
-    }
-  }
-  const modifiers = Object.keys(MODIFIER_EFFECTS)
-    .filter((key) => (rule as unknown as Record<string, unknown>)[key] !== undefined)
-    .map((key) => MODIFIER_EFFECTS[key]!(rule));
+  // Validation allows one terminal effect per rule.
+  const [terminalKey] = terminalEffectsOf(rule);
+  const terminal = terminalKey ? TERMINAL_EFFECTS[terminalKey](rule) : undefined;
+  const modifiers = MODIFIER_KEYS.filter((key) => rule[key] !== undefined).map((key) => MODIFIER_EFFECTS[key](rule));
   return { terminal, modifiers };
 }

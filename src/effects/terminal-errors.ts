@@ -5,6 +5,7 @@
 import { buildA2aError, buildAapError, buildExtensionRequired, type JsonRpcErrorResponse } from '../protocol/envelopes.js';
 import { A2A_ERROR_TABLE, AAP_CODE_TABLE, type A2aErrorName, type AapCode } from '../protocol/codes.js';
 import type { Rule } from '../scenario/types.generated.js';
+import { ruleErrorSpec } from '../scenario/effect-kinds.js';
 import type { EffectContext, TerminalAction, TerminalEffect } from './effect.js';
 
 /** JSON-RPC errors travel on HTTP 200 unless a rule says otherwise. */
@@ -13,7 +14,7 @@ export function envelopeReply(envelope: JsonRpcErrorResponse, status = 200): Ter
 }
 
 export function createErrorEffect(rule: Rule): TerminalEffect {
-  const spec = typeof rule.error === 'string' ? { code: rule.error, retryable: rule.retryable, message: rule.message, details: rule.details, retry_after_ms: rule.retry_after_ms } : rule.error!;
+  const spec = ruleErrorSpec(rule)!;
   const code = spec.code as AapCode;
   const retryable = spec.retryable ?? AAP_CODE_TABLE[code].retryable;
   const sentence = `${code}${retryable ? ' (retryable)' : ''}${spec.retry_after_ms !== undefined ? `, retry after ${spec.retry_after_ms} ms` : ''}`;

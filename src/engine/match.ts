@@ -6,6 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { BodyMatcher, HeaderMatcher, Match } from '../scenario/types.generated.js';
+import { compileScenarioRegex } from '../scenario/effect-kinds.js';
 
 export type Predicate = (request: ClassifiedRequest, extensionUri: string) => boolean;
 
@@ -35,7 +36,7 @@ function headerPredicate(name: string, m: HeaderMatcher): Predicate {
   };
   if (typeof m === 'string') return (r) => read(r) === m;
   if (m.absent) return (r) => read(r) === undefined;
-  const re = new RegExp(m.regex!);
+  const re = compileScenarioRegex(m.regex!);
   return (r) => {
     const v = read(r);
     return v !== undefined && re.test(v);
@@ -43,12 +44,13 @@ function headerPredicate(name: string, m: HeaderMatcher): Predicate {
 }
 
 function bodyPredicate(m: BodyMatcher): Predicate {
+  const regex = m.regex !== undefined ? compileScenarioRegex(m.regex) : undefined;
   const test = (value: unknown): boolean => {
     if (m.exists !== undefined) return (value !== missing) === m.exists;
     if (value === missing) return false;
     if (m.equals !== undefined) return isDeepStrictEqual(value, m.equals);
     if (m.in !== undefined) return m.in.some((candidate) => isDeepStrictEqual(value, candidate));
-    if (m.regex !== undefined) return typeof value === 'string' && new RegExp(m.regex).test(value);
+    if (m.regex !== undefined) return typeof value === 'string' && regex!.test(value);
     return false;
   };
   return (r) => test(r.body === undefined ? missing : resolvePointer(r.body, m.pointer));

@@ -33,8 +33,14 @@ export function journalFacts(request: ClassifiedRequest): Facts {
   if (!request.skill) return facts;
   facts.skill = request.skill;
   const data = request.skillData ?? {};
-  facts.request_hash = canonicalHash(data);
-  if (request.skill === 'lead.submit' && typeof data.idempotency_key === 'string') facts.idempotency_key = data.idempotency_key;
+  if (request.skill === 'lead.submit') {
+    // The key is kept on its own, so a lead retried under a new key still hashes as the same lead.
+    const { idempotency_key: key, ...lead } = data;
+    facts.request_hash = canonicalHash(lead);
+    if (typeof key === 'string') facts.idempotency_key = key;
+  } else {
+    facts.request_hash = canonicalHash(data);
+  }
   if (request.skill === 'inventory.vehicle') {
     const id = data.vin ?? data.stock ?? data.vehicle_id;
     if (typeof id === 'string') facts.vehicle = id;

@@ -35,7 +35,7 @@ export class ThresholdError extends Error {
 
 /**
  * Fills the defaults in and rejects what would make a verdict meaningless: unknown names,
- * negative or non-numeric values, and fractions where a count is meant.
+ * negative or non-numeric values, and fractions where a bound on retries is meant.
  */
 export function resolveThresholds(overrides: Partial<Thresholds> = {}): Thresholds {
   const resolved: Thresholds = { ...DEFAULT_THRESHOLDS };
@@ -45,10 +45,11 @@ export function resolveThresholds(overrides: Partial<Thresholds> = {}): Threshol
       throw new ThresholdError(`unknown report threshold "${name}" (known: ${THRESHOLD_NAMES.join(', ')})`);
     }
     const key = name as keyof Thresholds;
-    const isCount = key !== 'retry_after_tolerance_ms';
+    // The two bounds count requests; the tolerances may be fractional, as the scenario schema allows.
+    const isCount = key === 'backoff_max_retries' || key === 'same_vehicle_max_repeats';
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (isCount && !Number.isInteger(value))) {
-      const wanted = isCount ? 'a whole number ≥ 0' : 'a number of milliseconds ≥ 0';
-      throw new ThresholdError(`report threshold ${key} must be ${wanted}, got ${JSON.stringify(value)}`);
+      const wanted = isCount ? 'a whole number ≥ 0' : 'a number ≥ 0';
+      throw new ThresholdError(`report threshold ${key} must be ${wanted}, got ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`);
     }
     resolved[key] = value;
   }

@@ -26,6 +26,8 @@ interface ModelSpec {
   charge_port?: string;
   base_msrp: number;
   trims: string[];
+  /** First model year, for models younger than the used-car window. */
+  since?: number;
 }
 
 const MODELS: ModelSpec[] = [
@@ -38,11 +40,11 @@ const MODELS: ModelSpec[] = [
   { make: 'Toyota', model: 'Tacoma', wmi: '3TM', body: 'pickup', vehicle_type: 'truck', fuel: 'gasoline', drivelines: ['RWD', '4WD'], displacement_cc: 2393, base_msrp: 33000, trims: ['SR', 'SR5', 'TRD Off-Road'] },
   { make: 'Ford', model: 'F-150', wmi: '1FT', body: 'pickup', vehicle_type: 'truck', fuel: 'gasoline', drivelines: ['RWD', '4WD'], displacement_cc: 3500, base_msrp: 39000, trims: ['XL', 'XLT', 'Lariat'] },
   { make: 'Ford', model: 'Escape', wmi: '1FM', body: 'suv', vehicle_type: 'suv', fuel: 'gasoline', drivelines: ['FWD', 'AWD'], displacement_cc: 1497, base_msrp: 28500, trims: ['Active', 'ST-Line', 'Platinum'] },
-  { make: 'Ford', model: 'Mustang Mach-E', wmi: '3FM', body: 'suv', vehicle_type: 'suv', fuel: 'electric', drivelines: ['RWD', 'AWD'], electric_range_mi: 290, charge_port: 'CCS1', base_msrp: 41000, trims: ['Select', 'Premium', 'GT'] },
+  { make: 'Ford', model: 'Mustang Mach-E', wmi: '3FM', body: 'suv', vehicle_type: 'suv', fuel: 'electric', drivelines: ['RWD', 'AWD'], electric_range_mi: 290, charge_port: 'CCS1', base_msrp: 41000, trims: ['Select', 'Premium', 'GT'], since: 2021 },
   { make: 'Chevrolet', model: 'Silverado 1500', wmi: '3GC', body: 'pickup', vehicle_type: 'truck', fuel: 'gasoline', drivelines: ['RWD', '4WD'], displacement_cc: 5328, base_msrp: 38500, trims: ['WT', 'LT', 'RST', 'LTZ'] },
   { make: 'Chevrolet', model: 'Equinox', wmi: '2GN', body: 'suv', vehicle_type: 'suv', fuel: 'gasoline', drivelines: ['FWD', 'AWD'], displacement_cc: 1490, base_msrp: 28000, trims: ['LS', 'LT', 'RS'] },
   { make: 'Tesla', model: 'Model 3', wmi: '5YJ', body: 'sedan', vehicle_type: 'car', fuel: 'electric', drivelines: ['RWD', 'AWD'], electric_range_mi: 310, charge_port: 'NACS', base_msrp: 40000, trims: ['Standard', 'Long Range', 'Performance'] },
-  { make: 'Tesla', model: 'Model Y', wmi: '7SA', body: 'suv', vehicle_type: 'suv', fuel: 'electric', drivelines: ['AWD'], electric_range_mi: 320, charge_port: 'NACS', base_msrp: 45000, trims: ['Long Range', 'Performance'] },
+  { make: 'Tesla', model: 'Model Y', wmi: '7SA', body: 'suv', vehicle_type: 'suv', fuel: 'electric', drivelines: ['AWD'], electric_range_mi: 320, charge_port: 'NACS', base_msrp: 45000, trims: ['Long Range', 'Performance'], since: 2020 },
   { make: 'Subaru', model: 'Outback', wmi: '4S4', body: 'wagon', vehicle_type: 'suv', fuel: 'gasoline', drivelines: ['AWD'], displacement_cc: 2498, base_msrp: 30000, trims: ['Base', 'Premium', 'Limited', 'Touring'] },
   { make: 'Subaru', model: 'Forester', wmi: 'JF2', body: 'suv', vehicle_type: 'suv', fuel: 'gasoline', drivelines: ['AWD'], displacement_cc: 2498, base_msrp: 29000, trims: ['Base', 'Premium', 'Sport', 'Touring'] },
 ];
@@ -79,6 +81,12 @@ function makeVin(rng: SeededRandom, wmi: string, year: number, serial: number): 
 /** Prices end in 90, as dealers like them. */
 const dealerRound = (usd: number): number => Math.max(990, Math.round(usd / 100) * 100 - 10);
 
+/** Roughly market-shaped: 12% off the lot, 8% a year after that, 2 cents a mile, a premium for certification. */
+function usedPrice(msrp: number, age: number, mileage: number, certified: boolean): number {
+  const value = msrp * 0.88 * Math.pow(0.92, age) - mileage * 0.02 + (certified ? 1200 : 0);
+  return dealerRound(Math.max(value, msrp * 0.2, 3_990));
+}
+
 function daysBefore(rng: SeededRandom, maxDays: number): Date {
   return new Date(REFERENCE_DAY - rng.int(0, maxDays * 24 * 60) * 60_000);
 }
@@ -97,13 +105,13 @@ function pickStatus(rng: SeededRandom, condition: Condition): ListingStatus {
 function makeVehicle(rng: SeededRandom, serial: number, stockPrefix: string): Vehicle {
   const spec = rng.pick(MODELS);
   const condition = pickCondition(rng);
-  const year = condition === 'new' ? rng.int(NEWEST_MODEL_YEAR - 1, NEWEST_MODEL_YEAR) : condition === 'cpo' ? rng.int(2021, 2025) : rng.int(2016, 2025);
+  const oldest = Math.max(spec.since ?? 0, condition === 'cpo' ? 2021 : 2016);
+  const year = condition === 'new' ? rng.int(NEWEST_MODEL_YEAR - 1, NEWEST_MODEL_YEAR) : rng.int(oldest, 2025);
   const age = Math.max(0, NEWEST_MODEL_YEAR - 1 - year);
   const trimIndex = rng.int(0, spec.trims.length - 1);
   const msrp = dealerRound(spec.base_msrp * (1 + 0.09 * trimIndex) * (1 - 0.02 * age));
   const mileage = condition === 'new' ? rng.int(3, 60) : Math.min(condition === 'cpo' ? 75_000 : 160_000, Math.max(2_000, age * rng.int(8_000, 14_000)));
-  const price =
-    condition === 'new' ? dealerRound(msrp - rng.int(0, 25) * 100) : dealerRound(msrp * Math.pow(0.86, age + 1) - mileage * 0.04 + (condition === 'cpo' ? 1200 : 0));
+  const price = condition === 'new' ? dealerRound(msrp - rng.int(0, 25) * 100) : usedPrice(msrp, age, mileage, condition === 'cpo');
   const stock = `${stockPrefix}${String(10_000 + serial)}`;
   const vin = makeVin(rng, spec.wmi, year, serial);
   const listedAt = daysBefore(rng, 90);

@@ -3,7 +3,7 @@
  * editors save by writing a new file and renaming it over the old one, which ends a watch on
  * the file itself. Bursts of events (write, rename, chmod) are folded into one reload.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadScenarioText, type ScenarioProblem } from './load.js';
@@ -29,8 +29,8 @@ export function watchScenarioFile(
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   // Saving the same text twice (or a touch) is not a change worth reporting.
-  let lastText: string | undefined;
-  void readFile(file, 'utf8').then((t) => (lastText ??= t), () => undefined);
+  // Read synchronously so that a write right after this call is already a change.
+  let lastText: string | undefined = readTextIfPresent(file);
 
   const reload = async () => {
     let text: string;
@@ -64,4 +64,12 @@ export function watchScenarioFile(
       watcher.close();
     },
   };
+}
+
+function readTextIfPresent(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }

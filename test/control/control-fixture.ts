@@ -45,6 +45,6 @@ export async function adminCall(
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
   const reply = await request(runtime.adminUrl + path, { method, headers, body: opts.body });
   let json: unknown;
-  if (String(reply.headers['content-type']).includes('json')) json = JSON.parse(reply.body.toString('utf8'));
+  if (String(reply.headers['content-type']).startsWith('application/json')) json = JSON.parse(reply.body.toString('utf8'));
   return { ...reply, json };
 }

@@ -17,7 +17,7 @@ interface Card {
 
 async function fetchCard(url: string): Promise<Card> {
   const res = await fetch(`${url}/.well-known/agent-card.json`);
-  t.equal(res.status, 200);
+  if (res.status !== 200) throw new Error(`card fetch answered ${res.status}`);
   return (await res.json()) as Card;
 }
 

@@ -52,3 +52,11 @@ export function aapError(reply: SkillReply): Record<string, unknown> {
   if (!found) throw new Error(`no aap.error in ${JSON.stringify(reply.data)}`);
   return found;
 }
+
+/** Asserts the JSON-RPC code and the AAP code of a failed call, and returns the aap.error payload. */
+export function expectAapError(t: Test, reply: SkillReply, rpcCode: number, aapCode: string): Record<string, unknown> {
+  t.equal(reply.ok ? undefined : reply.envelopeCode, rpcCode, `JSON-RPC ${rpcCode}`);
+  const error = aapError(reply);
+  t.equal(error.code, aapCode);
+  return error;
+}

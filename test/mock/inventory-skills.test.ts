@@ -2,7 +2,7 @@ import t from 'tap';
 import { AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT, BAD_REQUEST_TYPE } from '../../src/protocol/codes.js';
 import type { Vehicle } from '../../src/mock/index.js';
 import { createBuyer, sendSkill, type Buyer, type SkillReply } from '../helpers/sdk-buyer.js';
-import { aapError, payload, startDealer } from './dealer-fixture.js';
+import { aapError, expectAapError, payload, startDealer } from './dealer-fixture.js';
 
 const ext = AAP_EXTENSION_URI_1_3;
 
@@ -74,22 +74,18 @@ t.test('1.3 profile, through the proxy', async (t) => {
 
   t.test('inventory.vehicle answers VEHICLE_NOT_FOUND for an unknown VIN', async (t) => {
     const reply = await call('inventory.vehicle', { vin: '1HGCM82633A00000X' });
-    t.equal(reply.ok ? 0 : reply.envelopeCode, -32000);
-    t.equal(aapError(reply).code, 'VEHICLE_NOT_FOUND');
+    expectAapError(t, reply, -32000, 'VEHICLE_NOT_FOUND');
   });
 
   t.test('inventory.vehicle answers VEHICLE_UNAVAILABLE for a sold vehicle', async (t) => {
     const reply = await call('inventory.vehicle', { vin: dealer.inventory.firstSold().vin });
-    t.equal(reply.ok ? 0 : reply.envelopeCode, -32000);
-    t.match(aapError(reply), { code: 'VEHICLE_UNAVAILABLE', retryable: false, details: { status: 'sold' } });
+    t.match(expectAapError(t, reply, -32000, 'VEHICLE_UNAVAILABLE'), { retryable: false, details: { status: 'sold' } });
   });
 
   t.test('SCHEMA_VALIDATION_FAILED lists every problem at once (-32602, bare aap.error)', async (t) => {
     const reply = await call('inventory.search', { filters: { year_min: 'new', colour: ['red'] }, pagination: { limit: 5000 }, sort: { field: 'color' } });
-    t.equal(reply.ok ? 0 : reply.envelopeCode, -32602);
+    const error = expectAapError(t, reply, -32602, 'SCHEMA_VALIDATION_FAILED');
     t.notOk(Array.isArray(reply.ok ? null : reply.data), '1.3 carries the bare aap.error object');
-    const error = aapError(reply);
-    t.equal(error.code, 'SCHEMA_VALIDATION_FAILED');
     const locations = (error.details as { errors: { instanceLocation: string }[] }).errors.map((e) => e.instanceLocation).sort();
     t.same(locations, ['/filters/colour', '/filters/year_min', '/pagination/limit', '/sort/field']);
   });
@@ -101,8 +97,7 @@ t.test('1.3 profile, through the proxy', async (t) => {
 
   t.test('an unknown skill is UNSUPPORTED_SKILL on -32601', async (t) => {
     const reply = await call('inventory.teleport', {});
-    t.equal(reply.ok ? 0 : reply.envelopeCode, -32601);
-    t.equal(aapError(reply).code, 'UNSUPPORTED_SKILL');
+    expectAapError(t, reply, -32601, 'UNSUPPORTED_SKILL');
   });
 });
 
@@ -129,8 +124,7 @@ t.test('2.0 profile, through the proxy', async (t) => {
 
   t.test('an unknown skill is UNSUPPORTED_SKILL on -32004 with the AAP payload', async (t) => {
     const reply = await call('inventory.teleport', {});
-    t.equal(reply.ok ? 0 : reply.envelopeCode, -32004);
-    t.equal(aapError(reply).code, 'UNSUPPORTED_SKILL');
+    expectAapError(t, reply, -32004, 'UNSUPPORTED_SKILL');
   });
 
   t.test('sold vehicles are VEHICLE_UNAVAILABLE in the array envelope', async (t) => {

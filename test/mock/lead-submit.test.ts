@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT, BAD_REQUEST_TYPE } from '../../src/protocol/codes.js';
 import { createBuyer, sendSkill, type SkillReply } from '../helpers/sdk-buyer.js';
-import { aapError, payload, startDealer } from './dealer-fixture.js';
+import { aapError, expectAapError, payload, startDealer } from './dealer-fixture.js';
 
 // The dealer's clock is pinned to a Monday noon UTC so opening hours (America/Chicago, UTC-6 in January) are predictable.
 const NOW = new Date('2030-01-07T12:00:00Z');
@@ -41,13 +41,7 @@ t.test('a consented lead is received with a lead id and the rooftop contact', as
 
 t.test('consent errors', async (t) => {
   const { submit } = await leadDealer(t);
-  const expectCode = async (t: Test, lead: Record<string, unknown>, code: string, rpc = -32000): Promise<Record<string, unknown>> => {
-    const reply = await submit(lead);
-    t.equal(reply.ok ? 0 : reply.envelopeCode, rpc);
-    const error = aapError(reply);
-    t.equal(error.code, code);
-    return error;
-  };
+  const expectCode = async (t: Test, lead: Record<string, unknown>, code: string, rpc = -32000): Promise<Record<string, unknown>> => expectAapError(t, await submit(lead), rpc, code);
 
   t.test('customer details without consent are CONTACT_CONSENT_REQUIRED', async (t) => {
     const error = await expectCode(t, { customer: baseLead.customer, source_agent: baseLead.source_agent }, 'CONTACT_CONSENT_REQUIRED');
@@ -107,8 +101,7 @@ t.test('idempotency keys', async (t) => {
 
   t.test('the same key with another payload is IDEMPOTENCY_CONFLICT', async (t) => {
     const reply = await submit({ ...lead, message: 'changed my mind' });
-    t.equal(reply.ok ? 0 : reply.envelopeCode, -32000);
-    t.match(aapError(reply), { code: 'IDEMPOTENCY_CONFLICT', retryable: false, details: { original_lead_id: first.lead_id } });
+    t.match(expectAapError(t, reply, -32000, 'IDEMPOTENCY_CONFLICT'), { retryable: false, details: { original_lead_id: first.lead_id } });
   });
 });
 
@@ -145,8 +138,7 @@ t.test('appointments', async (t) => {
 
   t.test('no alternative within the booking horizon: APPOINTMENT_TIME_UNAVAILABLE', async (t) => {
     const reply = await submit({ ...baseLead, appointment: { appointment_type: 'service', appointment_at: '2031-06-04T17:00:00Z' } });
-    t.equal(reply.ok ? 0 : reply.envelopeCode, -32000);
-    t.equal(aapError(reply).code, 'APPOINTMENT_TIME_UNAVAILABLE');
+    expectAapError(t, reply, -32000, 'APPOINTMENT_TIME_UNAVAILABLE');
   });
 
   t.test('no requested time: the appointment is requested', async (t) => {

@@ -45,7 +45,8 @@ t.test('entries are graded in start order whatever order they arrive in', async 
 
 t.test('bad thresholds are rejected with their name', async (t) => {
   t.throws(() => buildReport([], { thresholds: { backoff_max_retries: -1 } }), ThresholdError);
-  t.throws(() => buildReport([], { thresholds: { storm_tolerance: 1.5 } }), /storm_tolerance must be a whole number/);
+  t.throws(() => buildReport([], { thresholds: { same_vehicle_max_repeats: 1.5 } }), /same_vehicle_max_repeats must be a whole number/);
+  t.throws(() => buildReport([], { thresholds: { retry_after_tolerance_ms: Number.NaN } }), /retry_after_tolerance_ms must be a number ≥ 0, got NaN/);
   t.throws(() => buildReport([], { thresholds: { retry_after_tolerance: 5 } as never }), /unknown report threshold "retry_after_tolerance"/);
   t.equal(buildReport([], { thresholds: { retry_after_tolerance_ms: 0.5 } }).ok, true, 'a tolerance may be fractional');
 });

@@ -1,0 +1,92 @@
+import { once } from 'node:events';
+import net from 'node:net';
+import t from 'tap';
+import { WebSocket } from 'ws';
+import type { JournalEntry } from '../../src/journal/entry.js';
+import { request } from '../helpers/servers.js';
+import { callSkill, startTestRuntime } from './control-fixture.js';
+
+/** Opens /events; `socket` is the client's own TCP socket, so a test can stop reading from it. */
+async function openEvents(adminUrl: string): Promise<{ ws: WebSocket; socket: net.Socket; messages: unknown[] }> {
+  let socket!: net.Socket;
+  const ws = new WebSocket(`${adminUrl.replace(/^http/, 'ws')}/events`, {
+    createConnection: (opts: net.NetConnectOpts) => (socket = net.connect(opts)),
+  } as object);
+  const messages: unknown[] = [];
+  ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
+  await once(ws, 'open');
+  return { ws, socket, messages };
+}
+
+/** Resolves once `predicate` holds after some message arrives. */
+function untilMessage(ws: WebSocket, predicate: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    if (predicate()) return resolve();
+    const check = () => {
+      if (!predicate()) return;
+      ws.off('message', check);
+      resolve();
+    };
+    ws.on('message', check);
+  });
+}
+
+t.test('each request arrives as one message: its journal line', async (t) => {
+  const rt = await startTestRuntime(t);
+  const { ws, messages } = await openEvents(rt.adminUrl);
+  await callSkill(rt.url, 'inventory.search', 'e1');
+  await callSkill(rt.url, 'dealer.information', 'e2');
+  await untilMessage(ws, () => messages.length === 2);
+  t.same(messages, rt.journal.all(), 'the messages are the journal lines');
+  t.match(messages[0], { rpc_id: 'e1', fired: ['throttle-search'], error_code: 'RATE_LIMITED' });
+  ws.close();
+});
+
+t.test('a client that stops reading never slows the proxy, and learns how many it missed', async (t) => {
+  // A small cap so the test needs few requests; long paths make each journal line large.
+  const rt = await startTestRuntime(t, { eventsBufferBytes: 16 * 1024, scenario: undefined });
+  const slow = await openEvents(rt.adminUrl);
+  const brisk = await openEvents(rt.adminUrl);
+  slow.socket.pause();
+
+  const longPath = `/unknown/${'x'.repeat(6000)}`;
+  let sent = 0;
+  const statuses: number[] = [];
+  // Bounded: stop once the slow client has had messages dropped, or after 4 000 requests.
+  while (rt.hub.dropped < 50 && sent < 4_000) {
+    const batch = Array.from({ length: 20 }, () => request(rt.url + longPath).then((r) => statuses.push(r.status)));
+    sent += batch.length;
+    await Promise.all(batch);
+  }
+  t.ok(rt.hub.dropped >= 50, `messages were dropped for the paused client (${rt.hub.dropped} of ${sent})`);
+  t.equal(statuses.length, sent, 'every request was answered while the client was paused');
+  t.ok(statuses.every((s) => s === 404), 'answered by the dealer');
+
+  await untilMessage(brisk.ws, () => brisk.messages.length === sent);
+  t.equal(brisk.messages.length, sent, 'a client that keeps reading misses nothing');
+
+  const notices = () => slow.messages.filter((m) => (m as { type?: string }).type === 'dropped') as { count: number }[];
+  const entries = () => slow.messages.filter((m) => (m as { type?: string }).type === undefined) as JournalEntry[];
+  const accounted = () => entries().length + notices().reduce((n, m) => n + m.count, 0);
+  slow.socket.resume();
+  await untilMessage(slow.ws, () => accounted() === sent);
+  t.ok(notices().length >= 1, 'the client was told it missed messages');
+  t.equal(accounted(), sent, 'messages received plus messages reported missed is every request');
+  t.match(await metricsText(rt.adminUrl), new RegExp(`aap_chaos_journal_dropped_total\\{sink="events"\\} ${rt.hub.dropped}`));
+  slow.ws.close();
+  brisk.ws.close();
+});
+
+t.test('closing the runtime closes event clients with a close frame', async (t) => {
+  const rt = await startTestRuntime(t);
+  const { ws } = await openEvents(rt.adminUrl);
+  const closed = once(ws, 'close') as Promise<[number, Buffer]>;
+  await rt.close();
+  const [code, reason] = await closed;
+  t.equal(code, 1001);
+  t.match(reason.toString(), /shutting down/);
+});
+
+async function metricsText(adminUrl: string): Promise<string> {
+  return (await request(`${adminUrl}/metrics`)).body.toString('utf8');
+}
