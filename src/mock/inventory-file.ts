@@ -9,7 +9,9 @@ import addFormats from 'ajv-formats';
 import { MOCK_DEALER_INFO } from './dealer-profile.js';
 import { Inventory } from './inventory.js';
 import { toProblems } from './request-validation.js';
-import type { DealerInfo, Vehicle } from './vehicle.js';
+import { WEEKDAYS, type DealerInfo, type Vehicle } from './vehicle.js';
+
+const HH_MM = '^([01][0-9]|2[0-3]):[0-5][0-9]$';
 
 const vehicleSchema = {
   type: 'object',
@@ -43,7 +45,38 @@ const inventoryFileSchema = {
       required: ['name', 'rooftops'],
       properties: {
         name: { type: 'string', minLength: 1 },
-        rooftops: { type: 'array', minItems: 1, items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 } } } },
+        rooftops: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: {
+              name: { type: 'string', minLength: 1 },
+              timezone: { type: 'string' },
+              // Appointments are booked against these hours, so their shape is checked up front.
+              schedules: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['value'],
+                  properties: {
+                    value: {
+                      type: 'object',
+                      propertyNames: { enum: [...WEEKDAYS] },
+                      // null is a closed day; `required` only constrains objects.
+                      additionalProperties: {
+                        type: ['object', 'null'],
+                        required: ['open', 'close'],
+                        properties: { open: { type: 'string', pattern: HH_MM }, close: { type: 'string', pattern: HH_MM } },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
       },
     },
     vehicles: { type: 'array', items: vehicleSchema },
@@ -86,6 +119,19 @@ function duplicateIdProblems(file: InventoryFile): string[] {
   return problems;
 }
 
+/** Timezone names are checked against the runtime's tz database, which a schema cannot do. */
+function timezoneProblems(dealer: DealerInfo | undefined): string[] {
+  return (dealer?.rooftops ?? []).flatMap((r, i) => {
+    if (r.timezone === undefined) return [];
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: r.timezone });
+      return [];
+    } catch {
+      return [`/dealer/rooftops/${i}/timezone: unknown timezone '${r.timezone}'`];
+    }
+  });
+}
+
 function fail(file: string, problems: string[]): never {
   throw new Error(`Inventory file ${file} is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  ${p}`).join('\n')}`);
 }
@@ -104,8 +150,8 @@ export function parseInventory(file: string, text: string): Inventory {
     );
   }
   const data = parsed;
-  const duplicates = duplicateIdProblems(data);
-  if (duplicates.length > 0) fail(file, duplicates);
+  const problems = [...duplicateIdProblems(data), ...timezoneProblems(data.dealer)];
+  if (problems.length > 0) fail(file, problems);
   return new Inventory(data.dealer ?? MOCK_DEALER_INFO, data.vehicles, data.sold ?? []);
 }
 

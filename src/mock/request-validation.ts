@@ -34,19 +34,16 @@ export function validateSkillRequest(skill: SkillId, data: unknown): ValidationP
   return toProblems(validate.errors ?? []);
 }
 
+/** Keywords whose failure ajv reports once more per inner schema; the inner errors are folded into one line. */
+const FOLDED_KEYWORDS = new Set(['anyOf', 'propertyNames']);
+
 /**
  * ajv reports an anyOf failure as one error per branch plus the anyOf itself; a buyer needs
- * one line ("needs one of vin, stock, vehicle_id"), so branch errors are folded into it.
+ * one line ("needs one of vin, stock, vehicle_id"), so inner errors are folded into it.
  */
 export function toProblems(errors: ErrorObject[]): ValidationProblem[] {
-  const anyOfPaths = errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath);
-  const problems: ValidationProblem[] = [];
-  for (const e of errors) {
-    const branchOf = anyOfPaths.find((p) => e.schemaPath.startsWith(`${p}/`));
-    if (branchOf !== undefined) continue;
-    problems.push(toProblem(e, errors));
-  }
-  return problems;
+  const folded = errors.filter((e) => FOLDED_KEYWORDS.has(e.keyword)).map((e) => `${e.schemaPath}/`);
+  return errors.filter((e) => !folded.some((prefix) => e.schemaPath.startsWith(prefix))).map((e) => toProblem(e, errors));
 }
 
 function toProblem(e: ErrorObject, all: ErrorObject[]): ValidationProblem {
@@ -63,6 +60,8 @@ function toProblem(e: ErrorObject, all: ErrorObject[]): ValidationProblem {
       const error = missing.length > 0 ? `must have at least one of: ${missing.join(', ')}` : (e.message ?? 'must match a schema in anyOf');
       return { instanceLocation: e.instancePath, keyword: e.keyword, error };
     }
+    case 'propertyNames':
+      return { instanceLocation: `${e.instancePath}/${String(params.propertyName)}`, keyword: e.keyword, error: 'unknown property' };
     case 'enum':
       return { instanceLocation: e.instancePath, keyword: e.keyword, error: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
     default:

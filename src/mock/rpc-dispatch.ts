@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { A2A_VERSION, EXTENSIONS_HEADER, type Profile } from '../protocol/codes.js';
 import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js';
-import { buildA2aError, buildExtensionRequired, buildVersionNotSupported, type JsonRpcErrorResponse, type JsonRpcId } from '../protocol/envelopes.js';
+import { buildA2aError, buildAapError, buildExtensionRequired, buildVersionNotSupported, type JsonRpcErrorResponse, type JsonRpcId } from '../protocol/envelopes.js';
 import { readBody, sendJson } from './http-io.js';
 import { callSkill } from './skill-call.js';
 import type { SkillContext } from './skills/index.js';
@@ -75,7 +75,17 @@ export async function handleRpc(settings: RpcSettings, req: IncomingMessage, res
   if (!isValidRpcId(request.body?.id)) return reply(buildA2aError('INVALID_REQUEST', null, { message: 'Invalid request: id must be a string, a number or null.' }));
   const policyError = headerPolicyError(settings, request);
   if (policyError) return reply(policyError);
+  try {
+    await dispatchMethod(settings, request, res, headers);
+  } catch {
+    // A bug in skill logic answers INTERNAL_ERROR for this request id, never a stack trace.
+    if (!res.headersSent) reply(buildAapError(settings.profile, 'INTERNAL_ERROR', request.id));
+    else res.destroy();
+  }
+}
 
+async function dispatchMethod(settings: RpcSettings, request: ClassifiedRequest, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+  const reply = (body: unknown): void => sendJson(res, 200, body, headers);
   const id = request.id;
   const params = request.body?.params;
   const method = request.rpcMethod!;

@@ -77,4 +77,12 @@ t.test('duplicate identifiers, bad JSON and missing files each get a clear error
   t.throws(() => parseInventory('broken.json', '{"vehicles": ['), { message: /^Inventory file broken\.json is not valid JSON: / });
   t.throws(() => loadInventoryFile('/nonexistent/lot.json'), { message: 'Cannot read inventory file /nonexistent/lot.json: ENOENT' });
   t.throws(() => parseInventory('empty.json', '{}'), { message: /\/vehicles: is required/ });
+  const badHours = { ...lot(), dealer: { name: 'X', rooftops: [{ name: 'Main', timezone: 'Mars/Olympus', schedules: [{ value: { monday: { open: '9am', close: '17:00' }, funday: null } }] }] } };
+  const error = t.throws(() => parseInventory('hours.json', JSON.stringify(badHours))) as Error;
+  t.match(error.message, 'hours.json is invalid (2 problems)');
+  t.match(error.message, '/dealer/rooftops/0/schedules/0/value/monday/open: must match pattern');
+  t.match(error.message, '/dealer/rooftops/0/schedules/0/value/funday: unknown property');
+  t.throws(() => parseInventory('tz.json', JSON.stringify({ ...lot(), dealer: { name: 'X', rooftops: [{ name: 'Main', timezone: 'Mars/Olympus' }] } })), {
+    message: "/dealer/rooftops/0/timezone: unknown timezone 'Mars/Olympus'",
+  });
 });
