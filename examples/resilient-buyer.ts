@@ -27,7 +27,10 @@ const GONE_CODES = new Set(['VEHICLE_UNAVAILABLE', 'VEHICLE_NOT_FOUND']);
 export interface ResilienceSettings {
   /** Retries of one call after retryable errors before giving up (default 4). */
   maxRetries?: number;
-  /** First backoff wait in ms; each later wait doubles it (default 50). */
+  /**
+   * First backoff wait in ms; each later wait doubles it (default 150). Keep it well above
+   * timer noise, or a dealer (and the report's backoff check) cannot see the waits grow.
+   */
   baseDelayMs?: number;
   /** Extension URIs to activate from the start (default none: learn them from -32008). */
   extensions?: string[];
@@ -83,7 +86,7 @@ export class ResilientCaller implements SkillCaller {
     settings: ResilienceSettings = {},
   ) {
     this.maxRetries = settings.maxRetries ?? 4;
-    this.baseDelayMs = settings.baseDelayMs ?? 50;
+    this.baseDelayMs = settings.baseDelayMs ?? 150;
     this.extensions = [...(settings.extensions ?? [])];
   }
 

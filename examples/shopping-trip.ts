@@ -64,8 +64,10 @@ export async function goShopping(caller: SkillCaller, plan: ShoppingPlan): Promi
   return outcomes;
 }
 
+/** The VINs of an inventory.search response (`{ type, data: { total, vehicles: [...] } }`). */
 function vinsOf(searchResponse: SkillData): string[] {
-  const vehicles = Array.isArray(searchResponse.vehicles) ? searchResponse.vehicles : [];
+  const vehicles = (searchResponse.data as { vehicles?: unknown } | undefined)?.vehicles;
+  if (!Array.isArray(vehicles)) return [];
   return vehicles.map((v: { vin?: unknown }) => v.vin).filter((vin): vin is string => typeof vin === 'string');
 }
 

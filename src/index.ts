@@ -63,5 +63,4 @@ export type { RuleStatus, ScenarioEngine } from './engine/decision.js';
 export type { Scenario, Rule } from './scenario/load.js';
 export type { ProfileSetting } from './proxy/profile.js';
 export type { Profile } from './protocol/codes.js';
-export { runCtl } from './control/ctl.js';
 export type { DroppedNotice } from './control/events.js';

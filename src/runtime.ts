@@ -173,14 +173,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
-    let shuttingDown = false;
-    proxy.observers.push(journal, metrics, hub, emitTo(events), {
-      // A keep-alive connection that goes idle during the drain would otherwise hold close()
-      // open until the drain timeout: let it go as soon as its last reply is out.
-      onRequestDone: () => {
-        if (shuttingDown) setImmediate(() => proxy.server.closeIdleConnections());
-      },
-    });
+    proxy.observers.push(journal, metrics, hub, emitTo(events));
     const url = await proxy.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1');
     cleanups.push(() => proxy.close(0));
 
@@ -196,6 +189,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         // One assignment: a request reads the decider once, so it never sees half a swap.
         engine = next;
         proxy.decider = next;
+        // A scenario's own profile applies unless --profile fixed one for the whole run.
+        if (opts.profile === undefined) proxy.profile.configure(next.profile ?? 'auto');
         log(`scenario ${next.name} loaded (seed ${next.seed}, ${next.rules().length} rules)`);
         return next;
       },
@@ -249,7 +244,6 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
-        shuttingDown = true;
         await proxy.close(opts.drainTimeoutMs ?? 5_000);
         // Every request has finished and journaled itself; the lines reach disk and event clients first.
         await journal.flush();

@@ -65,7 +65,9 @@ export class ChaosMetrics implements RequestObserver {
     const engine = this.currentEngine();
     const effects = engine ? this.ruleEffects(engine) : undefined;
     for (const rule of entry.fired) {
-      for (const effect of effects?.get(rule) ?? ['unknown']) this.faults.inc({ rule, effect });
+      // `header:CODE` is an error forced by the x-aap-chaos request header, not a scenario rule.
+      const kinds = effects?.get(rule) ?? (rule.startsWith('header:') ? ['error'] : ['unknown']);
+      for (const effect of kinds) this.faults.inc({ rule, effect });
     }
   }
 

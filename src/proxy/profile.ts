@@ -18,15 +18,30 @@ export class ProfileTracker {
   /** Where the current values came from: the flag, the dealer's card, or the fallback. */
   origin: 'flag' | 'card' | 'default';
   private timer: NodeJS.Timeout | undefined;
+  /** The AAP URI the dealer's card declared last, if one was seen. */
+  private cardUri: string | undefined;
 
   constructor(
     private readonly forwarder: Forwarder,
-    private readonly setting: ProfileSetting,
+    private setting: ProfileSetting,
     private readonly uriOverride?: string,
   ) {
     this.profile = setting === 'auto' ? '1.3' : setting;
     this.extensionUri = uriOverride ?? extensionUriForProfile(this.profile);
     this.origin = setting === 'auto' ? 'default' : 'flag';
+  }
+
+  /** Changes the setting live (a new scenario with its own `profile:`); `auto` re-reads the card. */
+  configure(setting: ProfileSetting): void {
+    if (setting === this.setting) return;
+    this.setting = setting;
+    if (setting === 'auto') {
+      void this.refresh();
+      return;
+    }
+    this.profile = setting;
+    this.origin = 'flag';
+    if (!this.uriOverride) this.extensionUri = this.cardUri ?? extensionUriForProfile(setting);
   }
 
   async start(): Promise<void> {
@@ -63,6 +78,7 @@ export class ProfileTracker {
   observeCard(card: unknown): void {
     const ext = findAapExtension(card);
     if (!ext) return;
+    this.cardUri = ext.uri;
     if (this.setting === 'auto') {
       this.profile = ext.profile;
       this.origin = 'card';

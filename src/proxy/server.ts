@@ -40,8 +40,6 @@ export interface ProxyOptions {
   clientKey?: string;
   /** Decide and journal, but change nothing. */
   dryRun?: boolean;
-  /** Upper bound for `network: hang` when a rule gives none (default 30 000 ms). */
-  hangMaxMs?: number;
 }
 
 export interface RequestObserver {
@@ -56,12 +54,14 @@ export class ChaosProxy {
   decider: Decider | undefined;
   observers: RequestObserver[] = [];
   dryRun: boolean;
-  private readonly opts: Required<Pick<ProxyOptions, 'maxInspectBytes' | 'rewriteCard' | 'hangMaxMs'>> & ProxyOptions;
+  private readonly opts: Required<Pick<ProxyOptions, 'maxInspectBytes' | 'rewriteCard'>> & ProxyOptions;
   private readonly clientKeyHeader: string | undefined;
   private readonly sockets = new Set<import('node:net').Socket>();
+  private closing = false;
 
   constructor(opts: ProxyOptions) {
-    this.opts = { maxInspectBytes: 1024 * 1024, rewriteCard: true, hangMaxMs: 30_000, ...opts };
+    // `??`, not a spread: callers pass `undefined` for "not set", which must keep the default.
+    this.opts = { ...opts, maxInspectBytes: opts.maxInspectBytes ?? 1024 * 1024, rewriteCard: opts.rewriteCard ?? true };
     this.dryRun = opts.dryRun ?? false;
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000 });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri);
@@ -100,6 +100,7 @@ export class ChaosProxy {
 
   /** Stops accepting; requests in flight finish within `drainMs`, then remaining sockets are closed. */
   async close(drainMs = 5_000): Promise<void> {
+    this.closing = true;
     this.profile.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
@@ -149,6 +150,9 @@ export class ChaosProxy {
       if (!buyerGone.signal.aborted) throw err;
     } finally {
       decision.release();
+      // While draining, a keep-alive connection is let go as soon as its last reply is out,
+      // instead of holding close() open until the drain timeout.
+      if (this.closing) setImmediate(() => this.server.closeIdleConnections());
     }
     this.record(request, decision, outcome, res, startedAt, performance.now() - t0, buyerGone.signal.aborted);
   }

@@ -72,3 +72,19 @@ t.test('--no-rewrite-card passes the card untouched', async (t) => {
   const reply = await request(proxy.url + '/.well-known/agent-card.json');
   t.equal(reply.body.toString(), body);
 });
+
+t.test('an option left undefined keeps the default: the card is still rewritten', async (t) => {
+  let base = '';
+  const up = await startUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(card(base)));
+  });
+  base = up.url;
+  const proxy = await startProxy({ target: up.url, port: 0, rewriteCard: undefined });
+  t.teardown(async () => {
+    await proxy.close();
+    await up.close();
+  });
+  const got = JSON.parse((await request(proxy.url + '/.well-known/agent-card.json')).body.toString());
+  t.equal(got.supportedInterfaces[0].url, `${proxy.url}/api/a2a`);
+});

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import net from 'node:net';
 import { startProxy, SOURCE_HEADER } from '../../src/proxy/server.js';
 import { request, skillRequest, startUpstream } from '../helpers/servers.js';
@@ -12,7 +12,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function expectUnreachable(t: Tap.Test, url: string, id: string | number, cause: RegExp) {
+async function expectUnreachable(t: Test, url: string, id: string | number, cause: RegExp) {
   const reply = await request(url + '/a2a', { body: skillRequest('inventory.search', {}, id), headers: { 'content-type': 'application/json' } });
   t.equal(reply.status, 502, 'HTTP 502');
   t.equal(reply.headers[SOURCE_HEADER], 'proxy', 'marked as the proxy\'s own reply');
@@ -22,7 +22,6 @@ async function expectUnreachable(t: Tap.Test, url: string, id: string | number, 
   t.match(env.error.message, cause, 'message names the cause');
   t.same(envelopeProblems('1.3', env), [], 'a valid 1.3 envelope');
 }
-declare namespace Tap { type Test = typeof t; }
 
 t.test('connection refused', async (t) => {
   const port = await freePort();

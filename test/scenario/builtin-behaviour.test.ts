@@ -1,6 +1,6 @@
 // Each built-in scenario, run against the embedded mock dealer through the proxy, does what its
 // description says.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import http from 'node:http';
 import { once } from 'node:events';
 import { startChaos, type Chaos } from '../../src/index.js';
@@ -8,12 +8,11 @@ import { request, skillRequest, type RawReply } from '../helpers/servers.js';
 import { AAP_EXTENSION_URI_2_0_DRAFT } from '../../src/protocol/codes.js';
 import type { ChaosOptions } from '../../src/index.js';
 
-async function chaosFor(t: Tap, scenario: string, opts: ChaosOptions = {}): Promise<Chaos> {
+async function chaosFor(t: Test, scenario: string, opts: ChaosOptions = {}): Promise<Chaos> {
   const chaos = await startChaos({ scenario, ...opts });
   t.teardown(() => chaos.close());
   return chaos;
 }
-type Tap = typeof t;
 
 const call = (chaos: Chaos, skill: string, data: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   request(chaos.url + '/a2a', { body: skillRequest(skill, data), headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers } });
