@@ -11,6 +11,7 @@ import { watchScenarioFile } from './scenario/watch.js';
 import { runReportCommand } from './journal/report.js';
 import { runCtl } from './control/ctl.js';
 import { formatReport } from './journal/report-format.js';
+import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
 
 const out = (line: string) => process.stdout.write(line + '\n');
 const err = (line: string) => process.stderr.write(line + '\n');
@@ -28,6 +29,12 @@ export function parseDuration(value: string | number, flag: string): number {
   if (!m) fail(`--${flag}: "${value}" is not a duration (use e.g. 30s, 500ms or a number of milliseconds)`);
   const n = Number(m[1]);
   return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
+}
+
+/** One flag per report threshold, named after it: retry_after_tolerance_ms → --retry-after-tolerance-ms. */
+const flagName = (threshold: string) => threshold.replace(/_/g, '-');
+function thresholdFlags(): Record<string, { type: 'number'; describe: string }> {
+  return Object.fromEntries(THRESHOLD_NAMES.map((n) => [flagName(n), { type: 'number' as const, describe: `report threshold (default ${DEFAULT_THRESHOLDS[n]})` }]));
 }
 
 async function runProxy(argv: Record<string, any>): Promise<void> {
@@ -180,10 +187,13 @@ async function main(): Promise<void> {
           .positional('journal', { type: 'string', demandOption: true })
           .option('json', { type: 'boolean', default: false })
           .option('junit', { type: 'string', describe: 'also write JUnit XML to this file' })
-          .option('profile', { choices: ['1.3', '2.0'] as const })
-          .option('extension-uri', { type: 'string' }),
-      async (argv) => {
-        const result = await runReportCommand(argv.journal as string, { json: argv.json, junit: argv.junit, profile: argv.profile, extensionUri: argv.extensionUri });
+          .option('profile', { choices: ['1.3', '2.0'] as const, describe: 'the profile the run used (the version check needs 2.0)' })
+          .option('extension-uri', { type: 'string', describe: 'the AAP URI the activation check expects (default: any AAP URI)' })
+          .options(thresholdFlags()),
+      async (parsed) => {
+        const argv = parsed as Record<string, any>;
+        const thresholds = Object.fromEntries(THRESHOLD_NAMES.filter((n) => argv[flagName(n)] !== undefined).map((n) => [n, argv[flagName(n)]]));
+        const result = await runReportCommand(argv.journal, { json: argv.json, junit: argv.junit, profile: argv.profile, extensionUri: argv.extensionUri, thresholds });
         out(result.output);
         process.exitCode = result.exitCode;
       },
