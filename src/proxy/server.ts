@@ -4,6 +4,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ulid } from 'ulid';
 import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js';
@@ -164,7 +165,7 @@ export class ChaosProxy {
     request: ClassifiedRequest,
     terminal: { ruleId: string; action: TerminalAction },
     plan: ReplyPlan,
-    forwardBody: Buffer | import('node:stream').Readable | null,
+    forwardBody: Buffer | Readable | null,
     signal: AbortSignal,
     outcome: Outcome,
   ): Promise<void> {
@@ -217,9 +218,8 @@ export class ChaosProxy {
           if (chunk.length >= room) {
             if (room > 0) res.write(chunk.subarray(0, room));
             up.body.destroy();
-            // Let the bytes reach the socket, then break the connection mid-body.
+            // The bytes written so far still go out; then the connection closes mid-body.
             res.socket?.end();
-            res.destroy();
             return;
           }
           res.write(chunk);
@@ -237,7 +237,7 @@ export class ChaosProxy {
     res: ServerResponse,
     request: ClassifiedRequest,
     plan: ReplyPlan,
-    forwardBody: Buffer | import('node:stream').Readable | null,
+    forwardBody: Buffer | Readable | null,
     signal: AbortSignal,
     outcome: Outcome,
   ): Promise<void> {
@@ -274,16 +274,13 @@ export class ChaosProxy {
     }
     if (wantsJson) outcome.notes.push(`reply not changed: content-type "${contentType}" is not JSON`);
 
-    let stream: import('node:stream').Readable = up.body;
+    let stream: Readable = up.body;
     if (plan.sse) {
       if (contentType.startsWith('text/event-stream')) stream = stream.pipe(sseFaults(plan.sse, request.id, this.profile.profile));
       else outcome.notes.push(`stream faults not applied: content-type "${contentType}" is not text/event-stream`);
     }
-    if (plan.bytesPerSecond) {
-      stream = stream.pipe(throttle(plan.bytesPerSecond));
-      delete headers['content-length'];
-      if (plan.sse) delete headers['content-length'];
-    } else if (plan.sse) delete headers['content-length'];
+    if (plan.bytesPerSecond) stream = stream.pipe(throttle(plan.bytesPerSecond));
+    if (plan.sse) delete headers['content-length']; // events may be cut or replaced
     res.writeHead(up.statusCode, headers);
     res.flushHeaders();
     await pipeToBuyer(stream, res, signal);
@@ -293,7 +290,7 @@ export class ChaosProxy {
   private passThrough(
     res: ServerResponse,
     request: ClassifiedRequest,
-    forwardBody: Buffer | import('node:stream').Readable | null,
+    forwardBody: Buffer | Readable | null,
     signal: AbortSignal,
     outcome: Outcome,
   ): Promise<void> {
@@ -338,7 +335,7 @@ export class ChaosProxy {
   private async callDealer(
     res: ServerResponse,
     request: ClassifiedRequest,
-    forwardBody: Buffer | import('node:stream').Readable | null,
+    forwardBody: Buffer | Readable | null,
     signal: AbortSignal,
     outcome: Outcome,
     identity = false,
@@ -394,7 +391,6 @@ export class ChaosProxy {
     }
     res.writeHead(status, headers);
     res.flushHeaders();
-    const { Readable } = await import('node:stream');
     await pipeToBuyer(Readable.from([bytes]).pipe(throttle(plan.bytesPerSecond)), res, signal);
   }
 
@@ -487,7 +483,7 @@ async function collect(body: AsyncIterable<Buffer>): Promise<Buffer[]> {
 }
 
 /** Pipes a reply body to the buyer; a source that fails mid-way breaks the buyer's response. */
-function pipeToBuyer(stream: import('node:stream').Readable, res: ServerResponse, signal: AbortSignal): Promise<void> {
+function pipeToBuyer(stream: Readable, res: ServerResponse, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
     const onAbort = () => {
       stream.destroy();
