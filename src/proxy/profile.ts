@@ -18,8 +18,9 @@ export class ProfileTracker {
   /** Where the current values came from: the flag, the dealer's card, or the fallback. */
   origin: 'flag' | 'card' | 'default';
   private timer: NodeJS.Timeout | undefined;
-  /** The AAP URI the dealer's card declared last, if one was seen. */
+  /** What the dealer's card declared last, if one was seen. */
   private cardUri: string | undefined;
+  private cardProfile: Profile | undefined;
 
   constructor(
     private readonly forwarder: Forwarder,
@@ -36,6 +37,9 @@ export class ProfileTracker {
     if (setting === this.setting) return;
     this.setting = setting;
     if (setting === 'auto') {
+      // The last card seen answers at once; a fresh read confirms it in the background.
+      this.profile = this.cardProfile ?? '1.3';
+      this.origin = this.cardProfile ? 'card' : 'default';
       void this.refresh();
       return;
     }
@@ -79,6 +83,7 @@ export class ProfileTracker {
     const ext = findAapExtension(card);
     if (!ext) return;
     this.cardUri = ext.uri;
+    this.cardProfile = ext.profile;
     if (this.setting === 'auto') {
       this.profile = ext.profile;
       this.origin = 'card';
