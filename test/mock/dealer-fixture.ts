@@ -7,6 +7,7 @@ import { startMockDealer, type MockDealer, type MockDealerOptions } from '../../
 import { startProxy } from '../../src/proxy/server.js';
 import { AAP_ERROR_TYPE_URL } from '../../src/protocol/codes.js';
 import type { SkillReply } from '../helpers/sdk-buyer.js';
+import { envelopeProblems } from '../helpers/envelope-schemas.js';
 
 export interface DealerUnderTest {
   /** What the buyer talks to: the proxy's URL, or the mock's when direct. */
@@ -31,7 +32,13 @@ export async function postRpc(url: string, body: string | Record<string, unknown
     headers: { 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
+  const json = (await res.json()) as Record<string, unknown>;
+  // Every error envelope the mock sends must validate under one of the profiles' schemas.
+  if (json.error) {
+    const problems = [envelopeProblems('1.3', json), envelopeProblems('2.0', json)];
+    if (problems.every((p) => p.length > 0)) throw new Error(`invalid error envelope ${JSON.stringify(json)}: ${problems.flat().join('; ')}`);
+  }
+  return { status: res.status, headers: res.headers, json };
 }
 
 /** The reply's payload (`data.data`); fails the test when the call failed or answered another skill. */
@@ -56,6 +63,12 @@ export function aapError(reply: SkillReply): Record<string, unknown> {
 /** Asserts the JSON-RPC code and the AAP code of a failed call, and returns the aap.error payload. */
 export function expectAapError(t: Test, reply: SkillReply, rpcCode: number, aapCode: string): Record<string, unknown> {
   t.equal(reply.ok ? undefined : reply.envelopeCode, rpcCode, `JSON-RPC ${rpcCode}`);
+  if (!reply.ok) {
+    // The SDK keeps error.data raw: rebuild the envelope around it and hold it to the profile's schema.
+    const profile = Array.isArray(reply.data) ? '2.0' : '1.3';
+    const envelope = { jsonrpc: '2.0', id: 1, error: { code: reply.envelopeCode, message: reply.message || 'x', data: reply.data } };
+    t.same(envelopeProblems(profile, envelope), [], `a valid ${profile} envelope`);
+  }
   const error = aapError(reply);
   t.equal(error.code, aapCode);
   return error;
