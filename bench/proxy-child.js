@@ -1,11 +1,11 @@
 /**
  * The proxy under test, in its own process so that the load generator does not share its event
  * loop. Usage (from bench/run.js, with fork()): `proxy-child.js <target-url> <scenario.yaml>`.
- * It loads the scenario with the project's own loader and engine (the built files in dist/),
+ * It loads the scenario with the project's own loader and runs the whole runtime (dist/runtime.js),
  * reports `{ type: 'ready', url }` over IPC, answers `{ type: 'memory' }` with its
  * process.memoryUsage(), and closes the proxy and exits on `{ type: 'stop' }`.
  */
-import { startProxy } from '../dist/proxy/server.js';
+import { startRuntime } from '../dist/runtime.js';
 import { loadScenarioFile, formatProblem } from '../dist/scenario/load.js';
 
 const [target, scenarioFile] = process.argv.slice(2);
@@ -19,9 +19,8 @@ if (!loaded.ok) {
   console.error(`bench: scenario ${scenarioFile} is not valid:\n${loaded.problems.map(formatProblem).join('\n')}`);
   process.exit(1);
 }
-const { createEngine } = await import('../dist/engine/engine.js');
-const started = await startProxy({ target, port: 0, host: '127.0.0.1' });
-started.proxy.decider = createEngine(loaded.scenario, { seed: 1 });
+// The product as users run it: the journal ring, metrics and the event hub all observe every request.
+const started = await startRuntime({ target, port: 0, host: '127.0.0.1', adminPort: 0, scenario: loaded.scenario, seed: 1 });
 
 process.on('message', (msg) => {
   if (msg?.type === 'memory') {

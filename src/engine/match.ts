@@ -14,19 +14,28 @@ function asList(value: string | string[] | undefined): string[] | undefined {
   return value === undefined ? undefined : Array.isArray(value) ? value : [value];
 }
 
-/** RFC 6901: resolves a pointer, or returns `missing`. */
+/** RFC 6901 tokens of a pointer, unescaped once when the rule is compiled. */
+export function pointerTokens(pointer: string): string[] {
+  return pointer === '' ? [] : pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
 const missing = Symbol('missing');
-export function resolvePointer(doc: unknown, pointer: string): unknown {
-  if (pointer === '') return doc;
+/** Walks the tokens into a document; `missing` when a step does not exist. */
+export function resolveTokens(doc: unknown, tokens: readonly string[]): unknown {
   let node: unknown = doc;
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < node.length) node = node[Number(token)];
-    else if (node && typeof node === 'object' && !Array.isArray(node) && Object.prototype.hasOwnProperty.call(node, token)) node = (node as Record<string, unknown>)[token];
+  for (const token of tokens) {
+    if (node === null || typeof node !== 'object') return missing;
+    if (Array.isArray(node)) {
+      const i = Number(token);
+      if (!(Number.isInteger(i) && i >= 0 && i < node.length && String(i) === token)) return missing;
+      node = node[i];
+    } else if (Object.prototype.hasOwnProperty.call(node, token)) node = (node as Record<string, unknown>)[token];
     else return missing;
   }
   return node;
 }
+
+const isPrimitive = (v: unknown) => v === null || typeof v !== 'object';
 
 function headerPredicate(name: string, m: HeaderMatcher): Predicate {
   const key = name.toLowerCase();
@@ -44,16 +53,22 @@ function headerPredicate(name: string, m: HeaderMatcher): Predicate {
 }
 
 function bodyPredicate(m: BodyMatcher): Predicate {
-  const regex = m.regex !== undefined ? compileScenarioRegex(m.regex) : undefined;
-  const test = (value: unknown): boolean => {
-    if (m.exists !== undefined) return (value !== missing) === m.exists;
-    if (value === missing) return false;
-    if (m.equals !== undefined) return isDeepStrictEqual(value, m.equals);
-    if (m.in !== undefined) return m.in.some((candidate) => isDeepStrictEqual(value, candidate));
-    if (m.regex !== undefined) return typeof value === 'string' && regex!.test(value);
-    return false;
-  };
-  return (r) => test(r.body === undefined ? missing : resolvePointer(r.body, m.pointer));
+  const tokens = pointerTokens(m.pointer);
+  let test: (value: unknown) => boolean;
+  if (m.exists !== undefined) test = (value) => (value !== missing) === m.exists;
+  else if (m.equals !== undefined) {
+    const want = m.equals;
+    // Most rules compare a string or number: === is all they need.
+    test = isPrimitive(want) ? (value) => value === want : (value) => value !== missing && isDeepStrictEqual(value, want);
+  } else if (m.in !== undefined) {
+    const candidates = m.in;
+    const primitives = candidates.every(isPrimitive) ? new Set(candidates) : undefined;
+    test = primitives ? (value) => primitives.has(value) : (value) => value !== missing && candidates.some((c) => isDeepStrictEqual(value, c));
+  } else {
+    const regex = compileScenarioRegex(m.regex!);
+    test = (value) => typeof value === 'string' && regex.test(value);
+  }
+  return (r) => test(r.body === undefined ? missing : resolveTokens(r.body, tokens));
 }
 
 export interface CompiledMatch {

@@ -3,7 +3,7 @@
  * Effects, the mock dealer and the proxy ask here for "a RATE_LIMITED envelope for this
  * request under this profile"; nothing else assembles error JSON by hand.
  */
-import { ulid } from 'ulid';
+import { newUlid } from './ids.js';
 import {
   A2A_ERROR_DOMAIN,
   A2A_ERROR_TABLE,
@@ -67,7 +67,7 @@ export interface AapErrorOptions {
 }
 
 export function newErrorId(): string {
-  return `err_${ulid()}`;
+  return `err_${newUlid()}`;
 }
 
 /** RFC 3339 UTC with second precision, as in the spec's examples. */

@@ -35,7 +35,6 @@ export interface UpstreamRequest {
   method: string;
   headers: Record<string, string | string[]>;
   body?: Buffer | Readable | null;
-  signal: AbortSignal;
 }
 
 export interface UpstreamHead {
@@ -83,7 +82,7 @@ export class Forwarder {
   }
 
   /** Sends a request and returns the dealer's head and body as a stream (for replies that effects rewrite). */
-  async request(r: UpstreamRequest): Promise<UpstreamResponse> {
+  async request(r: UpstreamRequest & { signal: AbortSignal }): Promise<UpstreamResponse> {
     const res = await this.pool.request({
       path: r.path,
       method: r.method as 'GET',
@@ -98,13 +97,16 @@ export class Forwarder {
 
   /**
    * The pass-through path: sends a request and hands the dealer's reply to `sink` chunk by chunk,
-   * with backpressure (a slow buyer pauses the dealer's socket). Aborting `signal` cancels the
-   * upstream request at once.
+   * with backpressure (a slow buyer pauses the dealer's socket). `onCancel` receives the function
+   * that cancels the upstream request at once.
    */
-  dispatch(r: UpstreamRequest, sink: UpstreamSink): void {
-    let controller: { abort(reason: Error): void; pause(): void; resume(): void } | undefined;
-    let aborted = r.signal.aborted;
-    if (!aborted) r.signal.addEventListener('abort', () => { aborted = true; controller?.abort(new Error('buyer disconnected')); }, { once: true });
+  dispatch(r: UpstreamRequest, onCancel: (abort: () => void) => void, sink: UpstreamSink): void {
+    let controller: { abort(reason: Error): void } | undefined;
+    let cancelled = false;
+    onCancel(() => {
+      cancelled = true;
+      controller?.abort(new Error('buyer disconnected'));
+    });
     this.pool.dispatch(
       {
         path: r.path,
@@ -117,7 +119,7 @@ export class Forwarder {
       {
         onRequestStart(c) {
           controller = c;
-          if (aborted) c.abort(new Error('buyer disconnected'));
+          if (cancelled) c.abort(new Error('buyer disconnected'));
         },
         onResponseStart(_c, statusCode, headers) {
           if (statusCode >= 200) sink.onHead({ statusCode, headers: headers as Record<string, string | string[]> });

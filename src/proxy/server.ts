@@ -6,7 +6,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ulid } from 'ulid';
+import { newUlid } from '../protocol/ids.js';
 import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js';
 import { buildUpstreamUnreachable, summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
 import { isAgentCardPath, rewriteAgentCard } from '../protocol/agent-card.js';
@@ -130,12 +130,6 @@ export class ChaosProxy {
     const decider = this.decider;
     const decision = decider ? decider.decide({ request, profile, extensionUri }) : passThroughDecision();
 
-    // The buyer leaving cancels everything still pending for it: the dealer call, a delay, a hang.
-    const buyerGone = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) buyerGone.abort();
-    });
-
     const outcome: Outcome = { source: 'dealer', notes: [] };
     let terminal = decision.terminal;
     let plan = decision.plan;
@@ -143,19 +137,31 @@ export class ChaosProxy {
       terminal = undefined;
       plan = passThroughDecision().plan;
     }
+    const isCard = this.opts.rewriteCard && request.httpMethod === 'GET' && isAgentCardPath(request.path);
     try {
-      if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: buyerGone.signal });
-      if (terminal) await this.answerInjected(req, res, request, terminal, plan, body.forward, buyerGone.signal, outcome);
-      else await this.forward(req, res, request, plan, body.forward, buyerGone.signal, outcome);
-    } catch (err) {
-      if (!buyerGone.signal.aborted) throw err;
+      if (!terminal && !isCard && planIsEmpty(plan)) {
+        await this.passThrough(res, request, body.forward, outcome);
+      } else {
+        // The buyer leaving cancels everything still pending for it: the dealer call, a delay, a hang.
+        const buyerGone = new AbortController();
+        res.once('close', () => {
+          if (!res.writableFinished) buyerGone.abort();
+        });
+        try {
+          if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: buyerGone.signal });
+          if (terminal) await this.answerInjected(req, res, request, terminal, plan, body.forward, buyerGone.signal, outcome);
+          else await this.forward(req, res, request, plan, isCard, body.forward, buyerGone.signal, outcome);
+        } catch (err) {
+          if (!buyerGone.signal.aborted) throw err;
+        }
+      }
     } finally {
       decision.release();
       // While draining, a keep-alive connection is let go as soon as its last reply is out,
       // instead of holding close() open until the drain timeout.
       if (this.closing) setImmediate(() => this.server.closeIdleConnections());
     }
-    this.record(request, decision, outcome, res, startedAt, performance.now() - t0, buyerGone.signal.aborted);
+    this.record(request, decision, outcome, res, startedAt, performance.now() - t0, !res.writableFinished);
   }
 
   /** A terminal effect answers instead of the dealer. */
@@ -231,19 +237,17 @@ export class ChaosProxy {
     }
   }
 
-  /** Forwards to the dealer; the reply goes back untouched unless the plan changes it. */
+  /** Forwards to the dealer for a reply that the plan (or the card rewrite) changes. */
   private async forward(
     req: IncomingMessage,
     res: ServerResponse,
     request: ClassifiedRequest,
     plan: ReplyPlan,
+    isCard: boolean,
     forwardBody: Buffer | Readable | null,
     signal: AbortSignal,
     outcome: Outcome,
   ): Promise<void> {
-    const isCard = this.opts.rewriteCard && request.httpMethod === 'GET' && isAgentCardPath(request.path);
-    if (!isCard && planIsEmpty(plan)) return this.passThrough(res, request, forwardBody, signal, outcome);
-
     const up = await this.callDealer(res, request, forwardBody, signal, outcome, isCard);
     if (!up) return;
     outcome.status = up.statusCode;
@@ -287,19 +291,23 @@ export class ChaosProxy {
   }
 
   /** The hot path: no effect touches this reply, so its bytes go straight through. */
-  private passThrough(
-    res: ServerResponse,
-    request: ClassifiedRequest,
-    forwardBody: Buffer | Readable | null,
-    signal: AbortSignal,
-    outcome: Outcome,
-  ): Promise<void> {
+  private passThrough(res: ServerResponse, request: ClassifiedRequest, forwardBody: Buffer | Readable | null, outcome: Outcome): Promise<void> {
     const upstreamStart = performance.now();
     return new Promise<void>((resolve) => {
+      // A buyer that leaves cancels the dealer call at once. (No AbortController here: on the hot
+      // path its EventTarget costs more than the plain listener.)
+      let buyerGone = false;
+      let cancel: (() => void) | undefined;
+      res.once('close', () => {
+        if (res.writableFinished) return;
+        buyerGone = true;
+        cancel?.();
+      });
       let jsonChunks: Buffer[] | undefined;
       let jsonSize = 0;
       this.forwarder.dispatch(
-        { path: this.forwarder.upstreamPath(request.url), method: request.httpMethod, headers: this.upstreamHeaders(request), body: forwardBody, signal },
+        { path: this.forwarder.upstreamPath(request.url), method: request.httpMethod, headers: this.upstreamHeaders(request), body: forwardBody },
+        (abort) => (buyerGone ? abort() : (cancel = abort)),
         {
           onHead: (head: UpstreamHead) => {
             outcome.status = outcome.upstreamStatus = head.statusCode;
@@ -323,7 +331,7 @@ export class ChaosProxy {
           },
           onError: (err) => {
             if (res.headersSent) res.destroy(err); // the dealer died mid-reply: the buyer sees a broken response
-            else if (!signal.aborted) this.answerUnreachable(res, request, err, outcome);
+            else if (!buyerGone) this.answerUnreachable(res, request, err, outcome);
             resolve();
           },
         },
@@ -409,7 +417,7 @@ export class ChaosProxy {
     const summary = outcome.error ? summarizeError(outcome.error) : undefined;
     const retryAfter = summary?.details?.retry_after_ms ?? (typeof summary?.details?.retry_after_seconds === 'number' ? summary.details.retry_after_seconds * 1000 : undefined);
     const entry: JournalEntry = {
-      id: ulid(startedAt),
+      id: newUlid(startedAt),
       ts: new Date(startedAt).toISOString(),
       t: startedAt,
       duration_ms: Math.round(durationMs * 100) / 100,
