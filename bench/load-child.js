@@ -1,6 +1,7 @@
 /**
  * The load generator, in its own process: for each `{ type: 'run', id, options }` it receives over
- * IPC it runs autocannon (or, for `options.paced`, the evenly paced client of paced.js) and
+ * IPC it runs wrk when installed (timed closed-loop runs) or autocannon (or, for `options.paced`,
+ * the evenly paced client of paced.js) and
  * answers `{ type: 'result', id, result }`. Latencies are kept here with
  * sub-millisecond precision (autocannon's own histogram rounds to whole milliseconds, too coarse
  * for targets of 2 and 5 ms).
@@ -8,6 +9,10 @@
 import autocannon from 'autocannon';
 import { summarize } from './stats.js';
 import { runPaced } from './paced.js';
+import { runWrk, wrkVersion } from './wrk.js';
+
+/** wrk, when installed, drives the timed closed-loop cases; autocannon runs the rest. */
+const useWrk = process.env.AAP_CHAOS_BENCH_TOOL !== 'autocannon' && wrkVersion() !== undefined;
 
 function runOnce(options) {
   return new Promise((resolve, reject) => {
@@ -37,7 +42,9 @@ process.on('message', async (msg) => {
   if (msg?.type === 'stop') process.exit(0);
   if (msg?.type !== 'run') return;
   try {
-    process.send({ type: 'result', id: msg.id, result: await (msg.options.paced ? runPaced(msg.options.paced) : runOnce(msg.options)) });
+    const { options } = msg;
+    const run = options.paced ? runPaced(options.paced) : useWrk && options.duration && !options.amount ? runWrk(options) : runOnce(options);
+    process.send({ type: 'result', id: msg.id, result: await run });
   } catch (err) {
     process.send({ type: 'result', id: msg.id, error: String(err?.message ?? err) });
   }

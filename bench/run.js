@@ -9,6 +9,7 @@
  * Flags: --quick (1 × 3 s per case, fewer streams and requests; a smoke run, not a result),
  *        --cpu-prof (profile every proxy process; profiles and a self-time summary go to a temp dir).
  */
+import { wrkVersion } from './wrk.js';
 import { mkdtemp, writeFile, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,6 +106,7 @@ async function main() {
   const profileDir = cpuProf ? await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-bench-prof-')) : undefined;
   const proxyExecArgv = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const autocannonVersion = createRequire(import.meta.url)('autocannon/package.json').version;
+  const wrk = wrkVersion();
 
   log(`mode ${MODE.name}: ${MODE.runs} × ${MODE.seconds} s per case, ${CONNECTIONS} connections${cpuProf ? `, profiling proxies into ${profileDir}` : ''}`);
   const upstream = await startChild('./upstream.js', [], { name: 'upstream' });
@@ -163,7 +165,7 @@ async function main() {
     date: new Date().toISOString(),
     node: process.version,
     machine: machine(),
-    loadTool: `autocannon ${autocannonVersion} (closed loop); evenly paced node:http client (fixed rate)`,
+    loadTool: `${wrk && process.env.AAP_CHAOS_BENCH_TOOL !== 'autocannon' ? `wrk ${wrk}` : `autocannon ${autocannonVersion}`} (closed loop, 50 connections); autocannon ${autocannonVersion} (RSS by request count); evenly paced node:http client (fixed rate)`,
     loadAverageAtStart: loadAverageAtStart,
     connections: CONNECTIONS,
     runsPerCase: MODE.runs,

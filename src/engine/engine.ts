@@ -126,7 +126,7 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     }
 
     const elapsedS = (now - loadedAt) / 1000;
-    for (const rule of index.candidates(request.rpcMethod, request.skill)) {
+    for (const rule of index.candidates(request)) {
       if (!rule.enabled) continue;
       if (!rule.match.predicates.every((p) => p(request, input.extensionUri))) continue;
       rule.matched++;

@@ -37,12 +37,16 @@ export function resolveTokens(doc: unknown, tokens: readonly string[]): unknown 
 
 const isPrimitive = (v: unknown) => v === null || typeof v !== 'object';
 
-function headerPredicate(name: string, m: HeaderMatcher): Predicate {
+function headerReader(name: string): (r: ClassifiedRequest) => string | undefined {
   const key = name.toLowerCase();
-  const read = (r: ClassifiedRequest) => {
+  return (r) => {
     const v = r.headers[key];
     return Array.isArray(v) ? v.join(', ') : v;
   };
+}
+
+function headerPredicate(name: string, m: HeaderMatcher): Predicate {
+  const read = headerReader(name);
   if (typeof m === 'string') return (r) => read(r) === m;
   if (m.absent) return (r) => read(r) === undefined;
   const re = compileScenarioRegex(m.regex!);
@@ -71,11 +75,24 @@ function bodyPredicate(m: BodyMatcher): Predicate {
   return (r) => test(r.body === undefined ? missing : resolveTokens(r.body, tokens));
 }
 
+/**
+ * One exact-value condition of a rule (a header's exact value, or a body pointer that must equal a
+ * string, number, boolean or null), which the index can look up instead of testing rule by rule.
+ */
+export interface ExactCondition {
+  /** Rules with the same `source` read the same value from a request. */
+  source: string;
+  read: (r: ClassifiedRequest) => unknown;
+  value: unknown;
+}
+
 export interface CompiledMatch {
   /** Methods the rule is limited to (undefined: any). */
   methods?: string[];
   /** Skills the rule is limited to (undefined: any). */
   skills?: string[];
+  /** The first exact-value condition, if any (it stays among the predicates too). */
+  exact?: ExactCondition;
   /** The conditions beyond method and skill, which the index already settled. */
   predicates: Predicate[];
 }
@@ -83,32 +100,80 @@ export interface CompiledMatch {
 export function compileMatch(match: Match | undefined): CompiledMatch {
   if (!match) return { predicates: [] };
   const predicates: Predicate[] = [];
+  let exact: ExactCondition | undefined;
   if (match.path !== undefined) predicates.push((r) => r.path === match.path);
-  for (const [name, m] of Object.entries(match.headers ?? {})) predicates.push(headerPredicate(name, m));
-  for (const m of match.body ?? []) predicates.push(bodyPredicate(m));
+  for (const [name, m] of Object.entries(match.headers ?? {})) {
+    predicates.push(headerPredicate(name, m));
+    if (!exact && typeof m === 'string') exact = { source: `header ${name.toLowerCase()}`, read: headerReader(name), value: m };
+  }
+  for (const m of match.body ?? []) {
+    predicates.push(bodyPredicate(m));
+    if (!exact && m.equals !== undefined && isPrimitive(m.equals)) {
+      const tokens = pointerTokens(m.pointer);
+      exact = { source: `body ${m.pointer}`, read: (r) => (r.body === undefined ? missing : resolveTokens(r.body, tokens)), value: m.equals };
+    }
+  }
   if (match.extension === 'missing') predicates.push((r, uri) => !r.extensions.includes(uri));
   if (match.extension === 'present') predicates.push((r, uri) => r.extensions.includes(uri));
-  return { methods: asList(match.method), skills: asList(match.skill), predicates };
+  return { methods: asList(match.method), skills: asList(match.skill), exact, predicates };
+}
+
+interface CandidateSet<R> {
+  /** Rules without an exact-value condition: always candidates. */
+  plain: R[];
+  /** Rules with one, grouped by what they read, then by the value they want. */
+  exact: { read: (r: ClassifiedRequest) => unknown; byValue: Map<unknown, R[]> }[];
+  order: Map<R, number>;
 }
 
 /**
- * Candidate rules per (method, skill), computed on first sight of each pair and kept in
- * scenario order. A thousand rules for other skills cost one map lookup.
+ * Candidate rules, in scenario order. Rules are grouped per (method, skill) on first sight of each
+ * pair, and within a group rules with an exact header or body value are looked up by the request's
+ * value, once per header or pointer: a thousand rules that cannot match cost a few map lookups.
  */
 export class RuleIndex<R extends { match: CompiledMatch }> {
-  private readonly cache = new Map<string, R[]>();
+  private readonly cache = new Map<string, CandidateSet<R>>();
   constructor(private readonly rules: R[]) {}
 
-  candidates(method: string | undefined, skill: string | undefined): R[] {
+  candidates(request: ClassifiedRequest): R[] {
+    const { rpcMethod: method, skill } = request;
     const key = `${method ?? ''}\u0000${skill ?? ''}`;
-    let list = this.cache.get(key);
-    if (!list) {
-      list = this.rules.filter(
-        (r) => (!r.match.methods || (method !== undefined && r.match.methods.includes(method))) && (!r.match.skills || (skill !== undefined && r.match.skills.includes(skill))),
-      );
+    let set = this.cache.get(key);
+    if (!set) {
+      set = this.group(this.rules.filter((r) => (!r.match.methods || (method !== undefined && r.match.methods.includes(method))) && (!r.match.skills || (skill !== undefined && r.match.skills.includes(skill)))));
       // Unbounded method names from buyers must not grow the cache without limit.
-      if (this.cache.size < 1024) this.cache.set(key, list);
+      if (this.cache.size < 1024) this.cache.set(key, set);
     }
-    return list;
+    if (set.exact.length === 0) return set.plain;
+    let hits: R[] | undefined;
+    for (const group of set.exact) {
+      const found = group.byValue.get(group.read(request));
+      if (found) hits = hits ? hits.concat(found) : found;
+    }
+    if (!hits) return set.plain;
+    const order = set.order;
+    return set.plain.concat(hits).sort((a, b) => order.get(a)! - order.get(b)!);
+  }
+
+  private group(list: R[]): CandidateSet<R> {
+    const set: CandidateSet<R> = { plain: [], exact: [], order: new Map(list.map((r, i) => [r, i])) };
+    const bySource = new Map<string, CandidateSet<R>['exact'][number]>();
+    for (const rule of list) {
+      const exact = rule.match.exact;
+      if (!exact) {
+        set.plain.push(rule);
+        continue;
+      }
+      let group = bySource.get(exact.source);
+      if (!group) {
+        group = { read: exact.read, byValue: new Map() };
+        bySource.set(exact.source, group);
+        set.exact.push(group);
+      }
+      const same = group.byValue.get(exact.value);
+      if (same) same.push(rule);
+      else group.byValue.set(exact.value, [rule]);
+    }
+    return set;
   }
 }

@@ -12,7 +12,8 @@ import { Pool, type Dispatcher } from 'undici';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect', 'host', 'http2-settings']);
 
 function connectionListed(value: string | string[] | undefined): Set<string> | undefined {
-  if (!value) return undefined;
+  // The usual values name only hop-by-hop headers that are dropped anyway.
+  if (!value || value === 'keep-alive' || value === 'close') return undefined;
   const names = (Array.isArray(value) ? value.join(',') : value).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   return names.length ? new Set(names) : undefined;
 }

@@ -17,7 +17,7 @@ import { describeUpstreamError, endToEndHeaders, Forwarder, type UpstreamHead } 
 import { readRequestBody } from './body.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
-import { journalFacts } from '../journal/facts.js';
+import { attachRequestHash, journalFacts } from '../journal/facts.js';
 
 /** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
 export const SOURCE_HEADER = 'x-aap-chaos-source';
@@ -444,6 +444,7 @@ export class ChaosProxy {
     if (outcome.upstreamMs !== undefined) entry.upstream_ms = Math.round(outcome.upstreamMs * 100) / 100;
     if (outcome.notes.length) entry.notes = outcome.notes;
     if (aborted) entry.aborted = true;
+    attachRequestHash(entry, request);
     for (const o of this.observers) o.onRequestDone(entry);
   }
 

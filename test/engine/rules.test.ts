@@ -117,3 +117,22 @@ t.test('disabled rules never fire; counters per rule', async (t) => {
   t.ok(engine.setEnabled('off', true));
   t.ok(await faulted(h, 'inventory.search'), 'switched on live');
 });
+
+t.test('the rule index keeps scenario order across exact-value lookups and plain rules', async (t) => {
+  const yaml = `rules:
+  - { id: h1, match: { headers: { x-lane: a } }, delay: { ms: 0, distribution: fixed } }
+  - { id: p1, delay: { ms: 0, distribution: fixed } }
+  - { id: b1, match: { body: [{ pointer: /params/message/parts/0/data/vin, equals: V1 }] }, delay: { ms: 0, distribution: fixed } }
+  - { id: h2, match: { headers: { x-lane: b } }, delay: { ms: 0, distribution: fixed } }
+  - { id: b2, match: { body: [{ pointer: /params/message/parts/0/data/vin, equals: V1 }, { pointer: /id, equals: 2 }] }, delay: { ms: 0, distribution: fixed } }
+  - { id: last, error: INTERNAL_ERROR }
+`;
+  const loaded = loadScenarioText(yaml, 'order.yaml');
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  const engine = createEngine(loaded.scenario, { seed: 1 });
+  const fired = (headers: Record<string, string>, id: number) =>
+    engine.decide({ request: classifyRequest({ method: 'POST', url: '/a2a', headers, clientIp: '1', body: Buffer.from(skillRequest('inventory.vehicle', { vin: 'V1' }, id)) }), profile: '1.3', extensionUri: 'u' }).fired;
+  t.same(fired({ 'x-lane': 'a' }, 1), ['h1', 'p1', 'b1', 'last']);
+  t.same(fired({ 'x-lane': 'b' }, 2), ['p1', 'b1', 'h2', 'b2', 'last']);
+  t.same(fired({}, 3), ['p1', 'b1', 'last']);
+});
