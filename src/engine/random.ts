@@ -1,6 +1,7 @@
 /**
- * A small seeded PRNG (mulberry32) so the generated inventory is identical for the same seed
- * on every machine; Math.random would make every test run see different vehicles.
+ * The one seeded generator (mulberry32) behind every random choice: the engine's probabilities,
+ * jitter, distributions and shuffles, and the mock dealer's generated inventory. Same seed, same
+ * sequence on every machine; Math.random would make runs unrepeatable.
  */
 export class SeededRandom {
   private state: number;

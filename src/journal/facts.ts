@@ -2,7 +2,7 @@
  * The facts about a request that a journal line keeps: what was asked, by which skill, and the
  * hashes that let the report tell "the same request" apart without storing personal data.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { JournalEntry } from './entry.js';
 
@@ -17,10 +17,10 @@ function canonicalJson(value: unknown): string {
 }
 
 export function canonicalHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
+  return hash('sha256', canonicalJson(value)).slice(0, 16);
 }
 
-type Facts = Pick<JournalEntry, 'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'idempotency_key' | 'vehicle'>;
+type Facts = Pick<JournalEntry, 'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'request_hash' | 'idempotency_key' | 'vehicle'>;
 
 export function journalFacts(request: ClassifiedRequest): Facts {
   const facts: Facts = {
@@ -33,32 +33,17 @@ export function journalFacts(request: ClassifiedRequest): Facts {
   if (!request.skill) return facts;
   facts.skill = request.skill;
   const data = request.skillData ?? {};
-  if (request.skill === 'lead.submit' && typeof data.idempotency_key === 'string') facts.idempotency_key = data.idempotency_key;
+  if (request.skill === 'lead.submit') {
+    // The key is kept on its own, so a lead retried under a new key still hashes as the same lead.
+    const { idempotency_key: key, ...lead } = data;
+    facts.request_hash = canonicalHash(lead);
+    if (typeof key === 'string') facts.idempotency_key = key;
+  } else {
+    facts.request_hash = canonicalHash(data);
+  }
   if (request.skill === 'inventory.vehicle') {
     const id = data.vin ?? data.stock ?? data.vehicle_id;
     if (typeof id === 'string') facts.vehicle = id;
   }
   return facts;
-}
-
-/**
- * Adds `request_hash` to a journal line as a value computed on first read (by the report, the
- * file writer or an events client), so a line that only sits in the ring costs no hashing.
- */
-export function attachRequestHash(entry: JournalEntry, request: ClassifiedRequest): void {
-  if (request.kind !== 'jsonrpc' || !request.skill) return;
-  const data = request.skillData ?? {};
-  let hash: string | undefined;
-  Object.defineProperty(entry, 'request_hash', {
-    enumerable: true,
-    configurable: true,
-    get() {
-      if (hash === undefined) {
-        // The key is kept on its own, so a lead retried under a new key still hashes as the same lead.
-        const { idempotency_key: _key, ...rest } = data;
-        hash = canonicalHash(request.skill === 'lead.submit' ? rest : data);
-      }
-      return hash;
-    },
-  });
 }

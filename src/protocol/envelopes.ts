@@ -70,9 +70,21 @@ export function newErrorId(): string {
   return `err_${newUlid()}`;
 }
 
-/** RFC 3339 UTC with second precision, as in the spec's examples. */
-export function rfc3339(now: Date = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+let cachedSecond = NaN;
+let cachedText = '';
+
+/**
+ * RFC 3339 UTC with second precision, as in the spec's examples. Under load many errors share a
+ * second, and Date#toISOString showed in profiles: the text is kept for the current second.
+ */
+export function rfc3339(now: Date | number = Date.now()): string {
+  const ms = typeof now === 'number' ? now : now.getTime();
+  const second = Math.floor(ms / 1000);
+  if (second !== cachedSecond) {
+    cachedText = new Date(second * 1000).toISOString().slice(0, 19) + 'Z';
+    cachedSecond = second;
+  }
+  return cachedText;
 }
 
 /** The typed aap.error payload (without the 2.0 `@type`). */
@@ -87,7 +99,7 @@ export function buildAapPayload(code: AapCode, opts: AapErrorOptions = {}): AapE
     code,
     message: opts.message ?? info.message,
     retryable: opts.retryable ?? info.retryable,
-    created_at: rfc3339(opts.now),
+    created_at: rfc3339(opts.now ?? Date.now()),
   };
   if (details) payload.details = details;
   return payload;

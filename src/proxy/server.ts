@@ -17,7 +17,7 @@ import { describeUpstreamError, endToEndHeaders, Forwarder, type UpstreamHead } 
 import { readRequestBody } from './body.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
-import { attachRequestHash, journalFacts } from '../journal/facts.js';
+import { journalFacts } from '../journal/facts.js';
 
 /** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
 export const SOURCE_HEADER = 'x-aap-chaos-source';
@@ -138,21 +138,18 @@ export class ChaosProxy {
       plan = passThroughDecision().plan;
     }
     const isCard = this.opts.rewriteCard && request.httpMethod === 'GET' && isAgentCardPath(request.path);
+    // The buyer leaving cancels everything still pending for it: the dealer call, a delay, a hang.
+    const buyer = new BuyerWatch(res);
     try {
       if (!terminal && !isCard && planIsEmpty(plan)) {
-        await this.passThrough(res, request, body.forward, outcome);
+        await this.passThrough(res, request, body.forward, buyer, outcome);
       } else {
-        // The buyer leaving cancels everything still pending for it: the dealer call, a delay, a hang.
-        const buyerGone = new AbortController();
-        res.once('close', () => {
-          if (!res.writableFinished) buyerGone.abort();
-        });
         try {
-          if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: buyerGone.signal });
-          if (terminal) await this.answerInjected(req, res, request, terminal, plan, body.forward, buyerGone.signal, outcome);
-          else await this.forward(req, res, request, plan, isCard, body.forward, buyerGone.signal, outcome);
+          if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: buyer.signal });
+          if (terminal) await this.answerInjected(req, res, request, terminal, plan, body.forward, buyer, outcome);
+          else await this.forward(req, res, request, plan, isCard, body.forward, buyer, outcome);
         } catch (err) {
-          if (!buyerGone.signal.aborted) throw err;
+          if (!buyer.gone) throw err;
         }
       }
     } finally {
@@ -172,7 +169,7 @@ export class ChaosProxy {
     terminal: { ruleId: string; action: TerminalAction },
     plan: ReplyPlan,
     forwardBody: Buffer | Readable | null,
-    signal: AbortSignal,
+    buyer: BuyerWatch,
     outcome: Outcome,
   ): Promise<void> {
     const { action, ruleId } = terminal;
@@ -190,7 +187,7 @@ export class ChaosProxy {
         const headers: Record<string, string | number> = { ...action.headers, [RULE_HEADER]: ruleId };
         if (!('content-length' in headers)) headers['content-length'] = bodyBytes.length;
         outcome.status = action.status;
-        await this.sendBytes(res, action.status, headers, bodyBytes, plan, signal);
+        await this.sendBytes(res, action.status, headers, bodyBytes, plan, buyer);
         return;
       }
       case 'reset':
@@ -201,7 +198,7 @@ export class ChaosProxy {
       case 'hang':
         outcome.status = 0;
         try {
-          await sleep(action.maxMs, undefined, { signal });
+          await sleep(action.maxMs, undefined, { signal: buyer.signal });
         } catch {
           return; // the buyer gave up first
         }
@@ -210,11 +207,11 @@ export class ChaosProxy {
       case 'malformed_json': {
         const bytes = malformedJsonBody(request.id);
         outcome.status = 200;
-        await this.sendBytes(res, 200, { 'content-type': 'application/json', 'content-length': bytes.length, [RULE_HEADER]: ruleId }, bytes, plan, signal);
+        await this.sendBytes(res, 200, { 'content-type': 'application/json', 'content-length': bytes.length, [RULE_HEADER]: ruleId }, bytes, plan, buyer);
         return;
       }
       case 'truncate': {
-        const up = await this.callDealer(res, request, forwardBody, signal, outcome);
+        const up = await this.callDealer(res, request, forwardBody, buyer.signal, outcome);
         if (!up) return;
         outcome.status = up.statusCode;
         res.writeHead(up.statusCode, endToEndHeaders(up.headers));
@@ -245,10 +242,10 @@ export class ChaosProxy {
     plan: ReplyPlan,
     isCard: boolean,
     forwardBody: Buffer | Readable | null,
-    signal: AbortSignal,
+    buyer: BuyerWatch,
     outcome: Outcome,
   ): Promise<void> {
-    const up = await this.callDealer(res, request, forwardBody, signal, outcome, isCard);
+    const up = await this.callDealer(res, request, forwardBody, buyer.signal, outcome, isCard);
     if (!up) return;
     outcome.status = up.statusCode;
     const headers = endToEndHeaders(up.headers);
@@ -273,7 +270,7 @@ export class ChaosProxy {
       delete headers['content-length'];
       delete headers['content-encoding'];
       headers['content-length'] = String(bytes.length);
-      await this.sendBytes(res, up.statusCode, headers, bytes, plan, signal);
+      await this.sendBytes(res, up.statusCode, headers, bytes, plan, buyer);
       return;
     }
     if (wantsJson) outcome.notes.push(`reply not changed: content-type "${contentType}" is not JSON`);
@@ -287,27 +284,18 @@ export class ChaosProxy {
     if (plan.sse) delete headers['content-length']; // events may be cut or replaced
     res.writeHead(up.statusCode, headers);
     res.flushHeaders();
-    await pipeToBuyer(stream, res, signal);
+    await pipeToBuyer(stream, res, buyer.signal);
   }
 
   /** The hot path: no effect touches this reply, so its bytes go straight through. */
-  private passThrough(res: ServerResponse, request: ClassifiedRequest, forwardBody: Buffer | Readable | null, outcome: Outcome): Promise<void> {
+  private passThrough(res: ServerResponse, request: ClassifiedRequest, forwardBody: Buffer | Readable | null, buyer: BuyerWatch, outcome: Outcome): Promise<void> {
     const upstreamStart = performance.now();
     return new Promise<void>((resolve) => {
-      // A buyer that leaves cancels the dealer call at once. (No AbortController here: on the hot
-      // path its EventTarget costs more than the plain listener.)
-      let buyerGone = false;
-      let cancel: (() => void) | undefined;
-      res.once('close', () => {
-        if (res.writableFinished) return;
-        buyerGone = true;
-        cancel?.();
-      });
       let jsonChunks: Buffer[] | undefined;
       let jsonSize = 0;
       this.forwarder.dispatch(
         { path: this.forwarder.upstreamPath(request.url), method: request.httpMethod, headers: this.upstreamHeaders(request), body: forwardBody },
-        (abort) => (buyerGone ? abort() : (cancel = abort)),
+        (abort) => buyer.onGone(abort),
         {
           onHead: (head: UpstreamHead) => {
             outcome.status = outcome.upstreamStatus = head.statusCode;
@@ -331,7 +319,7 @@ export class ChaosProxy {
           },
           onError: (err) => {
             if (res.headersSent) res.destroy(err); // the dealer died mid-reply: the buyer sees a broken response
-            else if (!buyerGone) this.answerUnreachable(res, request, err, outcome);
+            else if (!buyer.gone) this.answerUnreachable(res, request, err, outcome);
             resolve();
           },
         },
@@ -391,7 +379,7 @@ export class ChaosProxy {
   }
 
   /** Sends a complete body, slowly when the plan says so. */
-  private async sendBytes(res: ServerResponse, status: number, headers: Record<string, string | number | string[]>, bytes: Buffer, plan: ReplyPlan, signal: AbortSignal): Promise<void> {
+  private async sendBytes(res: ServerResponse, status: number, headers: Record<string, string | number | string[]>, bytes: Buffer, plan: ReplyPlan, buyer: BuyerWatch): Promise<void> {
     if (!plan.bytesPerSecond) {
       res.writeHead(status, headers);
       res.end(bytes);
@@ -399,7 +387,7 @@ export class ChaosProxy {
     }
     res.writeHead(status, headers);
     res.flushHeaders();
-    await pipeToBuyer(Readable.from([bytes]).pipe(throttle(plan.bytesPerSecond)), res, signal);
+    await pipeToBuyer(Readable.from([bytes]).pipe(throttle(plan.bytesPerSecond)), res, buyer.signal);
   }
 
   private record(request: ClassifiedRequest, decision: Decision, outcome: Outcome, res: ServerResponse, startedAt: number, durationMs: number, aborted: boolean): void {
@@ -444,7 +432,6 @@ export class ChaosProxy {
     if (outcome.upstreamMs !== undefined) entry.upstream_ms = Math.round(outcome.upstreamMs * 100) / 100;
     if (outcome.notes.length) entry.notes = outcome.notes;
     if (aborted) entry.aborted = true;
-    attachRequestHash(entry, request);
     for (const o of this.observers) o.onRequestDone(entry);
   }
 
@@ -466,6 +453,40 @@ export class ChaosProxy {
     const bytes = Buffer.from(JSON.stringify(buildUpstreamUnreachable(this.profile.profile, null, 'internal proxy failure')));
     res.writeHead(500, { 'content-type': 'application/json', 'content-length': bytes.length, [SOURCE_HEADER]: 'proxy' });
     res.end(bytes);
+  }
+}
+
+/**
+ * Watches for the buyer going away before its reply is complete. The AbortSignal that delays,
+ * hangs and dealer calls need is made only when one asks for it: on the hot path an
+ * AbortController costs more than everything else this class does.
+ */
+class BuyerWatch {
+  gone = false;
+  private controller: AbortController | undefined;
+  private onGoneHook: (() => void) | undefined;
+
+  constructor(res: ServerResponse) {
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      this.gone = true;
+      this.controller?.abort();
+      this.onGoneHook?.();
+    });
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.gone) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  /** Runs `fn` when the buyer goes (at once if it already has). */
+  onGone(fn: () => void): void {
+    if (this.gone) fn();
+    else this.onGoneHook = fn;
   }
 }
 
