@@ -73,6 +73,8 @@ export function formatReport(results, derived) {
   lines.push(`| injected-delay error (observed − 100 ms − direct at 200 req/s, same round) | ${fmt(delayError.p50)} ms | ${fmt(delayError.p99)} ms |`);
   lines.push(`| SSE first event, direct (${results.sse.streams} streams) | ${fmt(sse.direct.median)} ms | ${fmt(sse.direct.p99)} ms |`);
   lines.push(`| SSE first event, through the proxy (${results.sse.streams} streams) | ${fmt(sse.proxy.median)} ms | ${fmt(sse.proxy.p99)} ms |`);
+  const floor = byCase['undici-floor'];
+  if (floor) lines.push(`| pass-through against the minimal undici forwarder of the same run | ${fmt(byCase['passthrough'].reqPerSec / floor.reqPerSec)}× its req/s | ${signed(byCase['passthrough'].p99 - floor.p99)} ms p99 |`);
   lines.push('');
   const trail = rss.steps.map((s) => `${fmt(mb(s.memory.rss), 1)} MB after ${fmtInt(s.requests)}`).join(', ');
   lines.push(`RSS of a fresh passthrough proxy: ${fmt(mb(rss.idle.rss), 1)} MB idle, ${fmt(mb(rss.warm.rss), 1)} MB after warm-up, then ${trail} requests (heap used ${fmt(mb(rss.warm.heapUsed), 1)} → ${fmt(mb(rss.after.heapUsed), 1)} MB).`);

@@ -46,6 +46,7 @@ const HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
  */
 const CASES = [
   { name: 'direct', label: 'direct to the dealer', scenario: null, expect: 'dealer' },
+  { name: 'undici-floor', label: 'reference: minimal undici forwarder (no proxy features)', child: './floor-child.js', expect: 'dealer' },
   { name: 'passthrough', label: 'proxy, passthrough scenario', scenario: 'passthrough.yaml', expect: 'dealer' },
   { name: 'rules-1000', label: 'proxy, 1,000 non-matching rules', scenario: 'rules-1000.yaml', expect: 'dealer' },
   { name: 'body-pointer-noop', label: 'proxy, body-pointer rule that changes nothing', scenario: 'body-pointer-noop.yaml', expect: 'dealer' },
@@ -117,6 +118,11 @@ async function main() {
   const urls = {};
   const caseOfPid = new Map();
   for (const c of CASES) {
+    if (c.child) {
+      const floor = await startChild(c.child, [dealerUrl], { name: c.name });
+      urls[c.name] = floor.ready.url;
+      continue;
+    }
     if (!c.scenario) {
       urls[c.name] = dealerUrl;
       continue;

@@ -8,8 +8,12 @@ import type { ScenarioEngine } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
 import type { RequestObserver } from '../proxy/server.js';
 import { MODIFIER_EFFECTS, TERMINAL_EFFECTS } from '../scenario/effect-kinds.js';
+import { A2A_METHODS, AAP_SKILLS } from '../protocol/codes.js';
 
 const EFFECT_KEYS: readonly string[] = [...TERMINAL_EFFECTS, ...MODIFIER_EFFECTS];
+
+const KNOWN_METHODS: ReadonlySet<string> = new Set(A2A_METHODS);
+const KNOWN_SKILLS: ReadonlySet<string> = new Set(AAP_SKILLS);
 
 export class ChaosMetrics implements RequestObserver {
   readonly registry = new Registry();
@@ -17,6 +21,7 @@ export class ChaosMetrics implements RequestObserver {
   private readonly faults: Counter<'rule' | 'effect'>;
   private readonly upstreamLatency: Histogram;
   private readonly journalDrops: Counter<'sink'>;
+  private readonly requestCounters = new Map<string, { inc(): void }>();
   /** Effect keys of each rule, per engine: a swap brings its own rules. */
   private readonly effectsByRule = new WeakMap<ScenarioEngine, Map<string, string[]>>();
 
@@ -59,7 +64,18 @@ export class ChaosMetrics implements RequestObserver {
 
   onRequestDone(entry: JournalEntry): void {
     const outcome = entry.aborted ? 'aborted' : entry.source;
-    this.requests.inc({ method: entry.method ?? entry.http_method, skill: entry.skill ?? '', outcome });
+    // Method and skill come from buyers: names outside the protocol's own collapse into "other",
+    // so a buyer cannot grow the label set without bound. Children are kept per label set, which
+    // spares prom-client hashing the labels on every request.
+    const method = entry.method === undefined ? entry.http_method : KNOWN_METHODS.has(entry.method) ? entry.method : 'other';
+    const skill = entry.skill === undefined ? '' : KNOWN_SKILLS.has(entry.skill) ? entry.skill : 'other';
+    const key = `${method}\u0000${skill}\u0000${outcome}`;
+    let counter = this.requestCounters.get(key);
+    if (!counter) {
+      counter = this.requests.labels(method, skill, outcome);
+      this.requestCounters.set(key, counter);
+    }
+    counter.inc();
     if (entry.upstream_ms !== undefined) this.upstreamLatency.observe(entry.upstream_ms / 1000);
     if (entry.dry_run || entry.fired.length === 0) return;
     const engine = this.currentEngine();

@@ -2,8 +2,9 @@
  * The five AAP skills as the mock dealer advertises and serves them: ids, media-type slugs,
  * card wording. The card, request validation and the handlers all key off this one table.
  */
+import { AAP_SKILLS } from '../protocol/codes.js';
 
-export const SKILL_IDS = ['dealer.information', 'inventory.facets', 'inventory.search', 'inventory.vehicle', 'lead.submit'] as const;
+export const SKILL_IDS = AAP_SKILLS;
 export type SkillId = (typeof SKILL_IDS)[number];
 
 interface SkillInfo {

@@ -20,6 +20,20 @@ export const A2A_VERSION = '1.0';
 export const EXTENSIONS_HEADER = 'A2A-Extensions';
 export const VERSION_HEADER = 'A2A-Version';
 
+/** The five AAP skills. */
+export const AAP_SKILLS = ['dealer.information', 'inventory.facets', 'inventory.search', 'inventory.vehicle', 'lead.submit'] as const;
+export type AapSkill = (typeof AAP_SKILLS)[number];
+
+/** A2A JSON-RPC method names: v1.0 PascalCase, then the v0.3 names legacy clients send. */
+export const A2A_METHODS = [
+  'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
+  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
+  'message/send', 'message/stream', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe',
+  'tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list', 'tasks/pushNotificationConfig/delete',
+  'agent/getAuthenticatedExtendedCard',
+] as const;
+
 export const AAP_CODES = [
   'UNSUPPORTED_SKILL',
   'SCHEMA_VALIDATION_FAILED',
