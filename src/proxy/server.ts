@@ -302,13 +302,18 @@ export class ChaosProxy {
             outcome.upstreamMs = performance.now() - upstreamStart;
             const headers = endToEndHeaders(head.headers);
             const ct = headers['content-type'];
-            // Keep references to small JSON replies so the journal can name the dealer's own errors.
+            // A JSON reply may be the dealer's own error, which the journal names.
             if (typeof ct === 'string' && ct.includes('json')) jsonChunks = [];
             res.writeHead(head.statusCode, headers);
             if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
           },
           onData: (chunk) => {
-            if (jsonChunks && (jsonSize += chunk.length) <= 65_536) jsonChunks.push(chunk);
+            if (jsonChunks) {
+              // Decided on the first chunk: a JSON-RPC reply names "error" before "result" only when
+              // it is an error, so successes are never copied or parsed.
+              if (jsonSize === 0 && !looksLikeRpcError(chunk)) jsonChunks = undefined;
+              else if ((jsonSize += chunk.length) <= 65_536) jsonChunks.push(chunk);
+            }
             return res.write(chunk);
           },
           onDrain: (resume) => res.once('drain', resume),
@@ -393,13 +398,10 @@ export class ChaosProxy {
   private record(request: ClassifiedRequest, decision: Decision, outcome: Outcome, res: ServerResponse, startedAt: number, durationMs: number, aborted: boolean): void {
     if (this.observers.length === 0) return;
     if (outcome.dealerJson) {
-      const raw = Buffer.concat(outcome.dealerJson);
-      if (raw.includes('"error"')) {
-        try {
-          noteError(outcome, JSON.parse(raw.toString('utf8')));
-        } catch {
-          /* not JSON after all: nothing to note */
-        }
+      try {
+        noteError(outcome, JSON.parse(Buffer.concat(outcome.dealerJson).toString('utf8')));
+      } catch {
+        /* not JSON after all: nothing to note */
       }
     }
     const summary = outcome.error ? summarizeError(outcome.error) : undefined;
@@ -499,6 +501,15 @@ interface Outcome {
   notes: string[];
   /** Chunks of a small JSON reply from the dealer, parsed only when the journal is written. */
   dealerJson?: Buffer[];
+}
+
+/** Whether the start of a JSON reply has an "error" member before any "result" member. */
+function looksLikeRpcError(firstChunk: Buffer): boolean {
+  const head = firstChunk.length > 512 ? firstChunk.subarray(0, 512) : firstChunk;
+  const error = head.indexOf('"error"');
+  if (error === -1) return false;
+  const result = head.indexOf('"result"');
+  return result === -1 || error < result;
 }
 
 function noteError(outcome: Outcome, json: unknown): void {

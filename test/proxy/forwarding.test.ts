@@ -127,3 +127,27 @@ t.test('the request path survives bodies that are not JSON-RPC and forwards them
   }
   t.equal(up.seen.filter((r) => r.url === '/a2a').length, 5, 'every one reached the dealer');
 });
+
+t.test('the journal names the dealer\'s own errors on the pass-through path, and only those', async (t) => {
+  const replies = [
+    { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'sold', data: { type: 'aap.error', code: 'VEHICLE_UNAVAILABLE', error_id: 'err_1', retryable: false } } },
+    { jsonrpc: '2.0', id: 2, result: { message: { parts: [{ data: { note: 'an "error" inside a success' } }] } } },
+  ];
+  let n = 0;
+  const up = await startUpstream((req, res) => {
+    if (req.url !== '/a2a') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(replies[n++ % 2]));
+  });
+  const proxy = await startProxy({ target: up.url, port: 0, profile: '1.3' });
+  const journal: import('../../src/journal/entry.js').JournalEntry[] = [];
+  proxy.proxy.observers.push({ onRequestDone: (e) => journal.push(e) });
+  t.teardown(async () => {
+    await proxy.close();
+    await up.close();
+  });
+  await request(proxy.url + '/a2a', { body: '{}' });
+  await request(proxy.url + '/a2a', { body: '{}' });
+  t.match(journal[0], { source: 'dealer', rpc_code: -32000, error_code: 'VEHICLE_UNAVAILABLE', error_id: 'err_1', retryable: false });
+  t.equal(journal[1]!.error_code, undefined, 'a success that mentions "error" is not an error');
+});
