@@ -125,7 +125,7 @@ async function main(): Promise<void> {
           .option('scenario', { alias: 's', type: 'string', describe: 'scenario file, or the name of a built-in scenario' })
           .option('watch', { type: 'boolean', default: false, describe: 'reload the scenario file when it changes' })
           .option('seed', { type: 'number', describe: 'seed for every random choice (overrides the scenario)' })
-          .option('profile', { choices: ['auto', '1.3', '2.0'] as const, default: 'auto' as const, describe: 'envelope profile; auto reads the dealer card' })
+          .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, default: 'auto' as const, describe: 'envelope profile; auto reads the dealer card' })
           .option('extension-uri', { type: 'string', describe: 'AAP extension URI named by -32008 (default: from the dealer card)' })
           .option('upstream-timeout', { type: 'string', default: '30s', describe: 'how long to wait for the dealer (e.g. 30s, 500ms)' })
           .option('max-inspect-bytes', { type: 'number', default: 1024 * 1024, describe: 'request bodies larger than this are forwarded without inspection' })
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
           .option('drain-timeout', { type: 'string', default: '5s', describe: 'how long requests in flight may finish at shutdown' })
           .option('client-key', { type: 'string', default: 'ip', describe: 'who a journal line belongs to: ip or header:NAME' })
           .option('report', { type: 'boolean', default: false, describe: 'print the buyer report when the proxy stops' })
-          .option('mock-profile', { choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default 1.3)' })
+          .option('mock-profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default 1.3)' })
           .option('mock-streaming', { type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage' })
           .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' }),
       (argv) => runProxy(argv),
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
         y
           .option('port', { type: 'number', default: 8090 })
           .option('host', { type: 'string', default: '127.0.0.1' })
-          .option('profile', { choices: ['1.3', '2.0'] as const, default: '1.3' as const })
+          .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, default: '1.3' as const })
           .option('mock-streaming', { type: 'boolean', default: false })
           .option('inventory', { type: 'string' })
           .option('seed', { type: 'number' }),
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
           .positional('journal', { type: 'string', demandOption: true })
           .option('json', { type: 'boolean', default: false })
           .option('junit', { type: 'string', describe: 'also write JUnit XML to this file' })
-          .option('profile', { choices: ['1.3', '2.0'] as const, describe: 'the profile the run used (the version check needs 2.0)' })
+          .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'the profile the run used (the version check needs 2.0)' })
           .option('extension-uri', { type: 'string', describe: 'the AAP URI the activation check expects (default: any AAP URI)' })
           .options(thresholdFlags()),
       async (parsed) => {
@@ -206,12 +206,18 @@ async function main(): Promise<void> {
           .positional('verb', { type: 'string', demandOption: true })
           .positional('args', { type: 'string', array: true })
           .option('admin', { type: 'string', describe: 'admin API URL (default http://127.0.0.1:8081)' })
-          .option('token', { type: 'string', describe: 'admin token (or AAP_CHAOS_ADMIN_TOKEN)' }),
+          .option('token', { type: 'string', describe: 'admin token (or AAP_CHAOS_ADMIN_TOKEN)' })
+          .option('since', { type: 'string', describe: 'journal: lines after this ULID' })
+          .option('limit', { type: 'number', describe: 'journal: at most this many lines' })
+          .option('json', { type: 'boolean', describe: 'report: JSON instead of the table' }),
       async (argv) => {
         const ac = new AbortController();
         process.once('SIGINT', () => ac.abort());
-        const rest = process.argv.slice(process.argv.indexOf('ctl') + 1).filter((a, i, all) => !(a.startsWith('--admin') || a.startsWith('--token') || ['--admin', '--token'].includes(all[i - 1] ?? '')));
-        process.exitCode = await runCtl(rest, { adminUrl: argv.admin, token: argv.token, out, err, signal: ac.signal });
+        const verbArgs = [argv.verb, ...((argv.args as string[] | undefined) ?? [])];
+        if (argv.since !== undefined) verbArgs.push('--since', argv.since);
+        if (argv.limit !== undefined) verbArgs.push('--limit', String(argv.limit));
+        if (argv.json) verbArgs.push('--json');
+        process.exitCode = await runCtl(verbArgs, { adminUrl: argv.admin, token: argv.token, out, err, signal: ac.signal });
       },
     )
     .strict()

@@ -98,8 +98,8 @@ t.test('the proxy with --watch: a valid change is applied, a bad one is reported
   t.equal(after.error?.data?.code, 'INTERNAL_ERROR', 'the new scenario applies');
 
   writeFileSync(file, 'rules:\n  - { id: broken, when: { probability: 7 }, error: INTERNAL_ERROR }\n');
-  await r.waitFor(/was not loaded/);
-  t.match(r.err(), /probability/);
+  await r.waitFor(/was not loaded[\s\S]*\/rules\/0\/when\/probability/);
+  t.pass('the bad file is reported with the path of its problem');
   const still = JSON.parse((await request(url + '/a2a', { body, headers: { 'content-type': 'application/json' } })).body.toString());
   t.equal(still.error?.data?.code, 'INTERNAL_ERROR', 'the old scenario keeps running');
 
@@ -140,4 +140,61 @@ t.test('report: thresholds by flag, exit 1 on a FAIL, 2 on an unreadable journal
   const broken = run(['report', path.join(dir, 'broken.jsonl')]);
   t.equal(await broken.exited, 2);
   t.match(broken.out() + broken.err(), /broken\.jsonl:1/);
+});
+
+t.test('flags reach the running proxy: header faults, client key, journal file, --report, --mock-streaming, --profile', async (t) => {
+  const journal = path.join(dir, 'flags.jsonl');
+  const r = run(['--scenario', 'passthrough', '--port', '0', '--admin-port', '0', '--allow-header-faults', '--client-key', 'header:x-buyer', '--journal', journal, '--report', '--mock-streaming', '--profile', '2.0', '--upstream-timeout', '2s']);
+  t.teardown(() => void r.child.kill('SIGKILL'));
+  const [, url] = await r.waitFor(/proxy on (http:\/\/127\.0\.0\.1:\d+)/);
+  const card = JSON.parse((await request(url + '/.well-known/agent-card.json')).body.toString());
+  t.equal(card.capabilities.streaming, true, '--mock-streaming');
+  const forced = JSON.parse((await request(url + '/a2a', { body: skillRequest('inventory.search'), headers: { 'content-type': 'application/json', 'x-aap-chaos': 'RATE_LIMITED', 'x-buyer': 'alice' } })).body.toString());
+  t.equal(forced.error.code, -32000, '--allow-header-faults, with the 2.0 code for RATE_LIMITED');
+  t.ok(Array.isArray(forced.error.data), '--profile 2.0: data is an array');
+  r.child.kill('SIGTERM');
+  t.equal(await r.exited, 0);
+  t.match(r.out(), /retry-after/, '--report prints the report on exit');
+  const lines = (await import('node:fs')).readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  t.ok(lines.some((l) => l.client === 'alice' && l.error_code === 'RATE_LIMITED'), '--client-key and --journal');
+});
+
+t.test('--dry-run journals what would have happened and changes nothing', async (t) => {
+  const r = run(['--scenario', 'flaky-internal', '--port', '0', '--admin-port', '0', '--dry-run', '--allow-header-faults']);
+  t.teardown(() => void r.child.kill('SIGKILL'));
+  const [, url] = await r.waitFor(/proxy on (http:\/\/127\.0\.0\.1:\d+)/);
+  const reply = JSON.parse((await request(url + '/a2a', { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json', 'x-aap-chaos': 'INTERNAL_ERROR' } })).body.toString());
+  t.ok(reply.result, 'the dealer answered');
+  const [, admin] = (await r.waitFor(/admin API on (http:\/\/127\.0\.0\.1:\d+)/)) as RegExpMatchArray;
+  const journal = (await request(admin + '/journal')).body.toString().trim().split('\n').map((l) => JSON.parse(l));
+  t.match(journal.at(-1), { dry_run: true, fired: ['header:INTERNAL_ERROR'], source: 'dealer' });
+  r.child.kill('SIGTERM');
+  t.equal(await r.exited, 0);
+});
+
+t.test('ctl drives a running instance from the shell', async (t) => {
+  const r = run(['--scenario', 'flaky-internal', '--port', '0', '--admin-port', '0']);
+  t.teardown(() => void r.child.kill('SIGKILL'));
+  const [, url] = await r.waitFor(/proxy on (http:\/\/127\.0\.0\.1:\d+)/);
+  const [, admin] = await r.waitFor(/admin API on (http:\/\/127\.0\.0\.1:\d+)/);
+  const ctl = async (...args: string[]) => {
+    const c = run(['ctl', ...args, '--admin', admin!]);
+    return { code: await c.exited, out: c.out(), err: c.err() };
+  };
+  const status = await ctl('status');
+  t.equal(status.code, 0);
+  t.match(status.out, /vehicle-outage/);
+  t.equal((await ctl('disable', 'vehicle-outage')).code, 0);
+  t.match((await ctl('status')).out, /^\s*off\s+vehicle-outage\s/m, 'shown as off');
+  await request(url + '/a2a', { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } });
+  const journal = await ctl('journal', '--limit', '5');
+  t.equal(journal.code, 0);
+  t.match(journal.out, /dealer\.information/);
+  t.equal((await ctl('use', 'passthrough')).code, 0);
+  t.match((await ctl('report', '--json')).out, /"checks"/);
+  const bad = await ctl('enable', 'no-such-rule');
+  t.equal(bad.code, 1, 'an unknown rule is a failed call');
+  noStack(t, bad.out + bad.err);
+  r.child.kill('SIGTERM');
+  t.equal(await r.exited, 0);
 });
