@@ -1,5 +1,5 @@
 // The command line as a user meets it: the built CLI in a child process, over real sockets.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +39,7 @@ function run(args: string[]): Running {
   return { child, out: () => out, err: () => err, waitFor, exited };
 }
 
-const noStack = (t: typeof import('tap').default, text: string) => t.notMatch(text, /\n\s+at .+:\d+:\d+/, 'no stack trace');
+const noStack = (t: Test, text: string) => t.notMatch(text, /\n\s+at .+:\d+:\d+/, 'no stack trace');
 
 t.test('validate: exit 0 for good files, 1 with file:line:col for bad ones', async (t) => {
   const good = path.join(dir, 'good.yaml');

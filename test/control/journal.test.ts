@@ -5,30 +5,14 @@ import t, { type Test } from 'tap';
 import { ulid } from 'ulid';
 import type { JournalEntry } from '../../src/journal/entry.js';
 import { Journal } from '../../src/journal/journal.js';
+import { journalLine } from '../helpers/journal-line.js';
 
 const ids = new Map<number, string>();
 
 /** Entry n, the same every time it is asked for (one ULID per n). */
 function entry(n: number, t0 = 1_700_000_000_000): JournalEntry {
   if (!ids.has(n)) ids.set(n, ulid(t0 + n));
-  return {
-    id: ids.get(n)!,
-    ts: new Date(t0 + n).toISOString(),
-    t: t0 + n,
-    duration_ms: 1,
-    client: '127.0.0.1',
-    http_method: 'POST',
-    path: '/a2a',
-    kind: 'jsonrpc',
-    method: 'SendMessage',
-    rpc_id: n,
-    matched: [],
-    fired: [],
-    effects: [],
-    status: 200,
-    source: 'dealer',
-    dry_run: false,
-  };
+  return journalLine(ids.get(n)!, t0 + n, { rpc_id: n });
 }
 
 async function tempDir(t: Test): Promise<string> {

@@ -3,6 +3,7 @@
  * into the run, with readable ids (j01, j02 …) so tests can name their evidence.
  */
 import type { JournalEntry } from '../../src/journal/entry.js';
+import { journalLine } from '../helpers/journal-line.js';
 import { buildReport, type CheckResult, type CheckName, type ReportOptions } from '../../src/journal/report.js';
 
 export const T0 = Date.UTC(2026, 4, 1, 12, 0, 0);
@@ -16,29 +17,19 @@ export class JournalBuilder {
   /** Adds a request that starts `at` ms into the run and returns its id. */
   at(at: number, fields: Partial<JournalEntry> = {}): string {
     const id = `j${String(this.entries.length + 1).padStart(2, '0')}`;
-    this.entries.push({
-      id,
-      ts: new Date(T0 + at).toISOString(),
-      t: T0 + at,
-      duration_ms: 5,
-      client: CLIENT,
-      http_method: 'POST',
-      path: '/',
-      kind: 'jsonrpc',
-      method: 'SendMessage',
-      skill: 'inventory.search',
-      request_hash: 'hash-search-honda',
-      a2a_version: '1.0',
-      extensions: [],
-      matched: [],
-      fired: [],
-      effects: [],
-      status: 200,
-      source: 'dealer',
-      dry_run: false,
-      ...this.defaults,
-      ...fields,
-    });
+    this.entries.push(
+      journalLine(id, T0 + at, {
+        duration_ms: 5,
+        client: CLIENT,
+        path: '/',
+        skill: 'inventory.search',
+        request_hash: 'hash-search-honda',
+        a2a_version: '1.0',
+        extensions: [],
+        ...this.defaults,
+        ...fields,
+      }),
+    );
     return id;
   }
 }
