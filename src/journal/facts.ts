@@ -4,7 +4,10 @@
  */
 import { hash } from 'node:crypto';
 import type { ClassifiedRequest } from '../protocol/classify.js';
-import type { JournalEntry } from './entry.js';
+import type { JournalEntry, ReplySource } from './entry.js';
+import type { Decision } from '../engine/decision.js';
+import { summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
+import { newUlid } from '../protocol/ids.js';
 
 /** JSON with object keys sorted, so equal data hashes equally whatever the key order. */
 function canonicalJson(value: unknown): string {
@@ -46,4 +49,57 @@ export function journalFacts(request: ClassifiedRequest): Facts {
     if (typeof id === 'string') facts.vehicle = id;
   }
   return facts;
+}
+
+/** What the proxy observed of one reply. */
+export interface ReplyFacts {
+  source: ReplySource;
+  error?: JsonRpcError;
+  upstreamStatus?: number;
+  upstreamMs?: number;
+  notes: string[];
+}
+
+const hundredths = (ms: number) => Math.round(ms * 100) / 100;
+
+/** The journal line of one finished request. */
+export function buildJournalEntry(
+  request: ClassifiedRequest,
+  decision: Pick<Decision, 'matched' | 'fired' | 'effects'>,
+  reply: ReplyFacts,
+  at: { startedAt: number; durationMs: number; client: string; status: number; aborted: boolean; dryRun: boolean },
+): JournalEntry {
+  const entry: JournalEntry = {
+    id: newUlid(at.startedAt),
+    ts: new Date(at.startedAt).toISOString(),
+    t: at.startedAt,
+    duration_ms: hundredths(at.durationMs),
+    client: at.client,
+    http_method: request.httpMethod,
+    path: request.path,
+    kind: request.kind,
+    ...journalFacts(request),
+    matched: decision.matched,
+    fired: decision.fired,
+    effects: decision.effects,
+    status: at.status,
+    source: reply.source,
+    dry_run: at.dryRun,
+  };
+  if (reply.error) {
+    const summary = summarizeError(reply.error);
+    entry.rpc_code = summary.rpcCode;
+    if (summary.code) entry.error_code = summary.code;
+    if (summary.errorId) entry.error_id = summary.errorId;
+    if (summary.retryable !== undefined) entry.retryable = summary.retryable;
+    // Buyers may be told in seconds; the journal keeps one unit.
+    const details = summary.details;
+    const retryAfter = details?.retry_after_ms ?? (typeof details?.retry_after_seconds === 'number' ? details.retry_after_seconds * 1000 : undefined);
+    if (typeof retryAfter === 'number') entry.retry_after_ms = retryAfter;
+  }
+  if (reply.upstreamStatus !== undefined) entry.upstream_status = reply.upstreamStatus;
+  if (reply.upstreamMs !== undefined) entry.upstream_ms = hundredths(reply.upstreamMs);
+  if (reply.notes.length) entry.notes = reply.notes;
+  if (at.aborted) entry.aborted = true;
+  return entry;
 }

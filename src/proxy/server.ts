@@ -6,9 +6,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { newUlid } from '../protocol/ids.js';
 import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js';
-import { buildUpstreamUnreachable, summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
+import { buildUpstreamUnreachable } from '../protocol/envelopes.js';
 import { isAgentCardPath, rewriteAgentCard } from '../protocol/agent-card.js';
 import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
 import { passThroughDecision, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
@@ -17,7 +16,8 @@ import { describeUpstreamError, endToEndHeaders, Forwarder, type UpstreamHead } 
 import { readRequestBody } from './body.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
-import { journalFacts } from '../journal/facts.js';
+import { buildJournalEntry } from '../journal/facts.js';
+import { BuyerWatch, collect, looksLikeRpcError, noteError, pipeToBuyer, type Outcome } from './reply-io.js';
 
 /** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
 export const SOURCE_HEADER = 'x-aap-chaos-source';
@@ -404,38 +404,17 @@ export class ChaosProxy {
         /* not JSON after all: nothing to note */
       }
     }
-    const summary = outcome.error ? summarizeError(outcome.error) : undefined;
-    const retryAfter = summary?.details?.retry_after_ms ?? (typeof summary?.details?.retry_after_seconds === 'number' ? summary.details.retry_after_seconds * 1000 : undefined);
-    const entry: JournalEntry = {
-      id: newUlid(startedAt),
-      ts: new Date(startedAt).toISOString(),
-      t: startedAt,
-      duration_ms: Math.round(durationMs * 100) / 100,
+    const entry = buildJournalEntry(request, decision, outcome, {
+      startedAt,
+      durationMs,
       client: this.clientKeyOf(request),
-      http_method: request.httpMethod,
-      path: request.path,
-      kind: request.kind,
-      ...journalFacts(request),
-      matched: decision.matched,
-      fired: decision.fired,
-      effects: decision.effects,
       status: aborted && !res.writableFinished ? 0 : (outcome.status ?? res.statusCode),
-      source: outcome.source,
-      dry_run: this.dryRun,
-    };
-    if (summary) {
-      entry.rpc_code = summary.rpcCode;
-      if (summary.code) entry.error_code = summary.code;
-      if (summary.errorId) entry.error_id = summary.errorId;
-      if (summary.retryable !== undefined) entry.retryable = summary.retryable;
-      if (typeof retryAfter === 'number') entry.retry_after_ms = retryAfter;
-    }
-    if (outcome.upstreamStatus !== undefined) entry.upstream_status = outcome.upstreamStatus;
-    if (outcome.upstreamMs !== undefined) entry.upstream_ms = Math.round(outcome.upstreamMs * 100) / 100;
-    if (outcome.notes.length) entry.notes = outcome.notes;
-    if (aborted) entry.aborted = true;
+      aborted,
+      dryRun: this.dryRun,
+    });
     for (const o of this.observers) o.onRequestDone(entry);
   }
+
 
   private clientKeyOf(request: ClassifiedRequest): string {
     if (this.clientKeyHeader) {
@@ -456,93 +435,6 @@ export class ChaosProxy {
     res.writeHead(500, { 'content-type': 'application/json', 'content-length': bytes.length, [SOURCE_HEADER]: 'proxy' });
     res.end(bytes);
   }
-}
-
-/**
- * Watches for the buyer going away before its reply is complete. The AbortSignal that delays,
- * hangs and dealer calls need is made only when one asks for it: on the hot path an
- * AbortController costs more than everything else this class does.
- */
-class BuyerWatch {
-  gone = false;
-  private controller: AbortController | undefined;
-  private onGoneHook: (() => void) | undefined;
-
-  constructor(res: ServerResponse) {
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      this.gone = true;
-      this.controller?.abort();
-      this.onGoneHook?.();
-    });
-  }
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.gone) this.controller.abort();
-    }
-    return this.controller.signal;
-  }
-
-  /** Runs `fn` when the buyer goes (at once if it already has). */
-  onGone(fn: () => void): void {
-    if (this.gone) fn();
-    else this.onGoneHook = fn;
-  }
-}
-
-interface Outcome {
-  source: JournalEntry['source'];
-  status?: number;
-  error?: JsonRpcError;
-  upstreamStatus?: number;
-  upstreamMs?: number;
-  notes: string[];
-  /** Chunks of a small JSON reply from the dealer, parsed only when the journal is written. */
-  dealerJson?: Buffer[];
-}
-
-/** Whether the start of a JSON reply has an "error" member before any "result" member. */
-function looksLikeRpcError(firstChunk: Buffer): boolean {
-  const head = firstChunk.length > 512 ? firstChunk.subarray(0, 512) : firstChunk;
-  const error = head.indexOf('"error"');
-  if (error === -1) return false;
-  const result = head.indexOf('"result"');
-  return result === -1 || error < result;
-}
-
-function noteError(outcome: Outcome, json: unknown): void {
-  const error = (json as { error?: unknown } | null)?.error;
-  if (error && typeof error === 'object' && typeof (error as JsonRpcError).code === 'number') outcome.error = error as JsonRpcError;
-}
-
-async function collect(body: AsyncIterable<Buffer>): Promise<Buffer[]> {
-  const chunks: Buffer[] = [];
-  for await (const c of body) chunks.push(c);
-  return chunks;
-}
-
-/** Pipes a reply body to the buyer; a source that fails mid-way breaks the buyer's response. */
-function pipeToBuyer(stream: Readable, res: ServerResponse, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const onAbort = () => {
-      stream.destroy();
-      resolve();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    stream.once('error', () => {
-      res.destroy();
-      resolve();
-    });
-    stream.once('close', () => {
-      signal.removeEventListener('abort', onAbort);
-      if (!stream.readableEnded) res.destroy();
-    });
-    res.once('finish', resolve);
-    res.once('close', resolve);
-    stream.pipe(res);
-  });
 }
 
 export interface StartedProxy {
