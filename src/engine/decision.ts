@@ -31,10 +31,17 @@ export interface Decider {
 
 const noop = () => {};
 
-/** The decision when no rule applies: forward untouched. */
-export function passThroughDecision(): Decision {
-  return { matched: [], fired: [], effects: [], plan: emptyPlan(), release: noop };
-}
+/**
+ * The decision when no rule applies: forward untouched. One shared, frozen instance: the hot path
+ * should not allocate a decision for requests no rule looks at.
+ */
+export const PASS_THROUGH: Decision = Object.freeze({
+  matched: Object.freeze([]) as unknown as string[],
+  fired: Object.freeze([]) as unknown as string[],
+  effects: Object.freeze([]) as unknown as string[],
+  plan: Object.freeze({ ...emptyPlan(), patches: Object.freeze([]) as unknown as unknown[][] }),
+  release: noop,
+});
 
 /** True when a plan leaves the dealer's reply exactly as it is. */
 export function planIsEmpty(plan: ReplyPlan): boolean {

@@ -9,7 +9,7 @@ import type { Rule, Scenario } from '../scenario/types.generated.js';
 import { emptyPlan, type EffectContext, type ModifierEffect, type TerminalEffect } from '../effects/effect.js';
 import { createErrorEffect } from '../effects/terminal-errors.js';
 import { effectsOf } from '../effects/registry.js';
-import type { Decision, DecisionInput, RuleStatus, ScenarioEngine } from './decision.js';
+import { PASS_THROUGH, type Decision, type DecisionInput, type RuleStatus, type ScenarioEngine } from './decision.js';
 import { compileMatch, RuleIndex, type CompiledMatch } from './match.js';
 import { fires, type KeyCounters } from './when.js';
 import { SeededRandom } from './random.js';
@@ -86,6 +86,10 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
 
   function decide(input: DecisionInput): Decision {
     const { request } = input;
+    const forcedHeader = opts.allowHeaderFaults ? request.headers[FAULT_HEADER] : undefined;
+    const candidates = index.candidates(request);
+    // Most requests meet no rule at all: they cost one index lookup and no allocation.
+    if (candidates.length === 0 && !forcedHeader) return PASS_THROUGH;
     const now = performance.now();
     const decision: Decision = { matched: [], fired: [], effects: [], plan: emptyPlan(), release: () => {} };
     const ctxFor = (keyState: Record<string, unknown>): EffectContext => ({ request, profile: input.profile, extensionUri: input.extensionUri, random, now, keyState });
@@ -102,9 +106,8 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
       return true;
     };
 
-    if (opts.allowHeaderFaults) {
-      const forced = request.headers[FAULT_HEADER];
-      const value = Array.isArray(forced) ? forced[0] : forced;
+    if (forcedHeader) {
+      const value = Array.isArray(forcedHeader) ? forcedHeader[0] : forcedHeader;
       if (value) {
         const rule = byId.get(value);
         const terminal = rule?.terminal ?? (isAapCode(value) ? forcedCodeEffects.get(value) : undefined);
@@ -126,7 +129,7 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     }
 
     const elapsedS = (now - loadedAt) / 1000;
-    for (const rule of index.candidates(request)) {
+    for (const rule of candidates) {
       if (!rule.enabled) continue;
       if (!rule.match.predicates.every((p) => p(request, input.extensionUri))) continue;
       rule.matched++;

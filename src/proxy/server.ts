@@ -10,7 +10,7 @@ import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js
 import { buildUpstreamUnreachable } from '../protocol/envelopes.js';
 import { isAgentCardPath, rewriteAgentCard } from '../protocol/agent-card.js';
 import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
-import { passThroughDecision, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
+import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
 import { describeUpstreamError, endToEndHeaders, Forwarder, type UpstreamHead } from './forward.js';
 import { readRequestBody } from './body.js';
@@ -128,14 +128,14 @@ export class ChaosProxy {
     });
     const { profile, extensionUri } = this.profile;
     const decider = this.decider;
-    const decision = decider ? decider.decide({ request, profile, extensionUri }) : passThroughDecision();
+    const decision = decider ? decider.decide({ request, profile, extensionUri }) : PASS_THROUGH;
 
     const outcome: Outcome = { source: 'dealer', notes: [] };
     let terminal = decision.terminal;
     let plan = decision.plan;
     if (this.dryRun) {
       terminal = undefined;
-      plan = passThroughDecision().plan;
+      plan = PASS_THROUGH.plan;
     }
     const isCard = this.opts.rewriteCard && request.httpMethod === 'GET' && isAgentCardPath(request.path);
     // The buyer leaving cancels everything still pending for it: the dealer call, a delay, a hang.
