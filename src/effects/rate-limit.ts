@@ -8,6 +8,9 @@ import type { Rule } from '../scenario/types.generated.js';
 import type { TerminalEffect } from './effect.js';
 import { envelopeReply } from './terminal-errors.js';
 
+/** Timer granularity allowed when a buyer waits exactly retry_after_ms. */
+const CLOCK_SLACK_MS = 1;
+
 export function createRateLimitEffect(rule: Rule): TerminalEffect {
   const { limit, window_ms: windowMs } = rule.rate_limit!;
   return {
@@ -16,7 +19,9 @@ export function createRateLimitEffect(rule: Rule): TerminalEffect {
     explain: () => `rate limit ${limit} per ${windowMs} ms`,
     decide: (ctx) => {
       const hits = ((ctx.keyState.hits as number[] | undefined) ??= []);
-      while (hits.length > 0 && hits[0]! <= ctx.now - windowMs) hits.shift();
+      // Buyers wait on millisecond timers that may fire a fraction of a millisecond early against
+      // this sub-millisecond clock; a hit that has less than that left counts as expired.
+      while (hits.length > 0 && hits[0]! <= ctx.now - windowMs + CLOCK_SLACK_MS) hits.shift();
       if (hits.length < limit) {
         hits.push(ctx.now);
         return undefined;

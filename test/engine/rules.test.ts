@@ -60,10 +60,11 @@ t.test('when: after, every, times', async (t) => {
 });
 
 t.test('when: from_s and until_s measure time since the scenario was loaded', async (t) => {
-  const h = await harness(t, `rules:\n  - { id: early, when: { until_s: 0.2 }, error: INTERNAL_ERROR }\n  - { id: late, when: { from_s: 0.25 }, error: RATE_LIMITED, retry_after_ms: 5 }\n`);
+  const h = await harness(t, `rules:\n  - { id: early, when: { until_s: 0.5 }, error: INTERNAL_ERROR }\n  - { id: late, when: { from_s: 0.6 }, error: RATE_LIMITED, retry_after_ms: 5 }\n`);
   const first = h.json(await h.call('inventory.search'));
   t.equal(first.error.data.code, 'INTERNAL_ERROR', 'inside the early window');
-  await new Promise((r) => setTimeout(r, 300));
+  // The windows are measured in time since load: the only way to reach the second one is to wait.
+  await new Promise((r) => setTimeout(r, 700));
   const later = h.json(await h.call('inventory.search'));
   t.equal(later.error.data.code, 'RATE_LIMITED', 'past until_s, from from_s on');
 });
