@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { JsonRpcError } from '../protocol/envelopes.js';
-import type { JournalEntry } from '../journal/entry.js';
+import type { ReplyFacts } from '../journal/facts.js';
 
 /**
  * Watches for the buyer going away before its reply is complete. The AbortSignal that delays,
@@ -41,13 +41,9 @@ export class BuyerWatch {
   }
 }
 
-export interface Outcome {
-  source: JournalEntry['source'];
+/** What happened to one reply: the journal's facts, plus what the proxy still needs while sending. */
+export interface Outcome extends ReplyFacts {
   status?: number;
-  error?: JsonRpcError;
-  upstreamStatus?: number;
-  upstreamMs?: number;
-  notes: string[];
   /** Chunks of a small JSON reply from the dealer, parsed only when the journal is written. */
   dealerJson?: Buffer[];
 }

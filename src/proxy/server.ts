@@ -408,13 +408,12 @@ export class ChaosProxy {
       startedAt,
       durationMs,
       client: this.clientKeyOf(request),
-      status: aborted && !res.writableFinished ? 0 : (outcome.status ?? res.statusCode),
+      status: aborted ? 0 : (outcome.status ?? res.statusCode),
       aborted,
       dryRun: this.dryRun,
     });
     for (const o of this.observers) o.onRequestDone(entry);
   }
-
 
   private clientKeyOf(request: ClassifiedRequest): string {
     if (this.clientKeyHeader) {

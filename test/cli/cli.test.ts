@@ -68,6 +68,10 @@ t.test('the proxy refuses to start on a bad scenario or a bad flag (exit 2, no s
   const flag = run(['--port', 'abc', '--no-such-flag']);
   t.equal(await flag.exited, 2);
   noStack(t, flag.err());
+  const duration = run(['--upstream-timeout', 'soon', '--port', '0', '--admin-port', '0']);
+  t.equal(await duration.exited, 2);
+  t.match(duration.err(), /--upstream-timeout: "soon" is not a duration/);
+  noStack(t, duration.err());
 });
 
 t.test('scenarios lists the built-ins with their descriptions', async (t) => {
