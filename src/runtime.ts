@@ -198,6 +198,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         if (!engine?.setEnabled(id, enabled)) return undefined;
         return engine.rules().find((r) => r.id === id);
       },
+      setDryRun(enabled: boolean): void {
+        proxy.dryRun = enabled;
+        log(enabled ? 'dry run on: faults are journaled, never applied' : 'dry run off: faults apply again');
+      },
       reset(): void {
         engine?.reset();
         journal.clear();

@@ -9,7 +9,9 @@ import type { RuleStatus, ScenarioEngine } from '../engine/decision.js';
 import type { Journal } from '../journal/journal.js';
 import type { Report } from '../journal/report.js';
 import type { RuntimeStatus, ScenarioInput } from '../runtime.js';
-import { bearerTokenMatches } from './auth.js';
+import { listBuiltinScenarios } from '../scenario/builtin.js';
+import { dashboardFileFor, serveDashboardFile } from '../dashboard/serve.js';
+import { bearerTokenMatches, eventsAuthorization } from './auth.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 
@@ -24,6 +26,8 @@ export interface ControlSurface {
   use(input: ScenarioInput): Promise<ScenarioEngine>;
   /** The rule after the change, or undefined when no loaded rule has that id. */
   setRuleEnabled(id: string, enabled: boolean): RuleStatus | undefined;
+  /** Dry run on: rules are decided and journaled, but no fault is applied. */
+  setDryRun(enabled: boolean): void;
   /** Counters, rate-limit state and the journal ring. */
   reset(): void;
   report(): Report;
@@ -96,6 +100,17 @@ const routes: Route[] = [
     },
   },
   {
+    method: 'PUT',
+    path: /^\/dry-run$/,
+    handle: async (s, { req, res }) => {
+      const enabled = ((await readJsonBody(req)) as { enabled?: unknown } | null)?.enabled;
+      if (typeof enabled !== 'boolean') throw new ApiError(400, 'the body must be {"enabled": true} (stop all faults) or {"enabled": false}');
+      s.setDryRun(enabled);
+      sendJson(res, 200, { dry_run: s.status().dry_run });
+    },
+  },
+  { method: 'GET', path: /^\/scenarios$/, handle: async (_s, { res }) => sendJson(res, 200, { scenarios: await listBuiltinScenarios() }) },
+  {
     method: 'POST',
     path: /^\/reset$/,
     handle: (s, { res }) => {
@@ -134,7 +149,8 @@ export async function startAdminServer(surface: ControlSurface, opts: AdminServe
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(req.url ?? '/', 'http://admin').pathname;
     if (path !== '/events') return refuseUpgrade(socket, 404, `no WebSocket at ${path}; live events are at /events`);
-    if (opts.token && !bearerTokenMatches(req.headers.authorization, opts.token)) return refuseUpgrade(socket, 401, UNAUTHORIZED);
+    if (opts.token && !bearerTokenMatches(eventsAuthorization(req.headers.authorization, req.headers['sec-websocket-protocol']), opts.token))
+      return refuseUpgrade(socket, 401, UNAUTHORIZED);
     surface.hub.accept(req, socket, head);
   });
   await new Promise<void>((resolve, reject) => {
@@ -161,8 +177,11 @@ const UNAUTHORIZED = 'missing or wrong admin token: send "Authorization: Bearer 
 
 async function handleRequest(surface: ControlSurface, token: string | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
-    if (token && !bearerTokenMatches(req.headers.authorization, token)) throw new ApiError(401, UNAUTHORIZED, undefined, { 'www-authenticate': 'Bearer' });
     const url = new URL(req.url ?? '/', 'http://admin');
+    // The dashboard's static files carry no data; the page asks for the token itself.
+    const page = req.method === 'GET' ? dashboardFileFor(url.pathname) : undefined;
+    if (page) return await serveDashboardFile(page, res);
+    if (token && !bearerTokenMatches(req.headers.authorization, token)) throw new ApiError(401, UNAUTHORIZED, undefined, { 'www-authenticate': 'Bearer' });
     const onPath = routes.map((r) => ({ route: r, m: r.path.exec(url.pathname) })).filter((x) => x.m);
     if (onPath.length === 0) throw new ApiError(404, `no such endpoint: ${req.method} ${url.pathname}`);
     const hit = onPath.find((x) => x.route.method === req.method);

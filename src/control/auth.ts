@@ -35,3 +35,20 @@ export function bearerTokenMatches(authorization: string | undefined, token: str
   const expected = createHash('sha256').update(token).digest();
   return timingSafeEqual(sent, expected);
 }
+
+/** A browser cannot set headers on a WebSocket; it offers the token as a subprotocol instead. */
+export const EVENTS_PROTOCOL = 'aap-chaos.events';
+const TOKEN_PROTOCOL_PREFIX = 'aap-chaos.token.';
+
+/**
+ * The Authorization header an /events upgrade stands for: its own, or `Bearer <token>` built
+ * from a `aap-chaos.token.<base64url token>` subprotocol offered after `aap-chaos.events` (which
+ * the server then selects, so the token is never echoed back).
+ */
+export function eventsAuthorization(authorization: string | undefined, protocols: string | undefined): string | undefined {
+  if (authorization) return authorization;
+  const offered = (protocols ?? '').split(',').map((p) => p.trim());
+  const tokenProtocol = offered.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX));
+  if (!tokenProtocol) return undefined;
+  return `Bearer ${Buffer.from(tokenProtocol.slice(TOKEN_PROTOCOL_PREFIX.length), 'base64url').toString('utf8')}`;
+}

@@ -58,4 +58,17 @@ export interface JournalEntry {
   dry_run: boolean;
   /** True when the buyer went away before the reply was complete. */
   aborted?: boolean;
+  /**
+   * The JSON-RPC `error` member of the reply, as the proxy saw it, so a person can read the
+   * envelope the buyer got. Bounded: past 4 KiB only `code` and a shortened `message` are kept.
+   */
+  reply_error?: ReplyErrorRecord;
+}
+
+export interface ReplyErrorRecord {
+  code: number;
+  message: string;
+  data?: unknown;
+  /** Serialized size of the omitted `data`, when it was too large to keep. */
+  data_omitted_bytes?: number;
 }

@@ -4,7 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import type { ClassifiedRequest } from '../protocol/classify.js';
-import type { JournalEntry, ReplySource } from './entry.js';
+import type { JournalEntry, ReplyErrorRecord, ReplySource } from './entry.js';
 import type { Decision } from '../engine/decision.js';
 import { summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
 import { newUlid } from '../protocol/ids.js';
@@ -60,6 +60,20 @@ export interface ReplyFacts {
   notes: string[];
 }
 
+/** Past this many bytes an error's `data` is left out of the journal line. */
+export const MAX_REPLY_ERROR_BYTES = 4096;
+const MAX_KEPT_MESSAGE_CHARS = 300;
+
+/** The error member as the journal keeps it: whole when small, otherwise its code and a shortened message. */
+export function boundedReplyError(error: JsonRpcError): ReplyErrorRecord {
+  const message = typeof error.message === 'string' ? error.message : String(error.message);
+  const size = Buffer.byteLength(JSON.stringify(error) ?? '');
+  if (size <= MAX_REPLY_ERROR_BYTES) return error.data === undefined ? { code: error.code, message } : { code: error.code, message, data: error.data };
+  const kept: ReplyErrorRecord = { code: error.code, message: message.length > MAX_KEPT_MESSAGE_CHARS ? `${message.slice(0, MAX_KEPT_MESSAGE_CHARS)}…` : message };
+  if (error.data !== undefined) kept.data_omitted_bytes = Buffer.byteLength(JSON.stringify(error.data) ?? '');
+  return kept;
+}
+
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 
 /** The journal line of one finished request. */
@@ -96,6 +110,7 @@ export function buildJournalEntry(
     const details = summary.details;
     const retryAfter = details?.retry_after_ms ?? (typeof details?.retry_after_seconds === 'number' ? details.retry_after_seconds * 1000 : undefined);
     if (typeof retryAfter === 'number') entry.retry_after_ms = retryAfter;
+    entry.reply_error = boundedReplyError(reply.error);
   }
   if (reply.upstreamStatus !== undefined) entry.upstream_status = reply.upstreamStatus;
   if (reply.upstreamMs !== undefined) entry.upstream_ms = hundredths(reply.upstreamMs);
