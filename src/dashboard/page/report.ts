@@ -11,10 +11,9 @@ export function renderReport(report: Report): void {
       h(
         'tr',
         { 'data-check': c.check, 'data-client': c.client },
-        h('td', {}, c.check),
+        h('td', {}, h('span', { class: 'check-name' }, c.check), h('div', { class: 'explanation' }, c.explanation)),
         h('td', { class: 'mono', title: 'hash of the client key' }, clientHash(c.client)),
         h('td', {}, h('span', { class: `verdict verdict-${c.verdict.replace(' ', '-').toLowerCase()}` }, c.verdict)),
-        h('td', { class: 'explanation' }, c.explanation),
       ),
     ),
   );
