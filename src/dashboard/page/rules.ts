@@ -8,6 +8,7 @@ export function renderRules(status: Status, onChanged: () => void): void {
   const list = byId('rules');
   if (status.rules.length === 0) {
     fill(list, h('li', { class: 'empty' }, 'no rules'));
+    list.dataset.ids = '';
   } else {
     // Rebuilt only when the rule set changes, so a switch being clicked is never replaced under the pointer.
     const ids = status.rules.map((r) => r.id).join('\n');
