@@ -10,6 +10,7 @@ import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem 
 import { watchScenarioFile } from './scenario/watch.js';
 import { runReportCommand } from './journal/report.js';
 import { runCtl } from './control/ctl.js';
+import { runExamCommand } from './exam/command.js';
 import { formatReport } from './journal/report-format.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
 
@@ -112,7 +113,13 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  await yargs(hideBin(process.argv))
+  const args = hideBin(process.argv);
+  // exam has its own parser: everything after "--" is the buyer's command, untouched.
+  if (args[0] === 'exam') {
+    process.exitCode = await runExamCommand(args.slice(1), { out, err });
+    return;
+  }
+  await yargs(args)
     .scriptName('aap-chaos')
     .usage('$0 [--target URL] [options]\n\nA fault-injection reverse proxy for AAP dealer agents. Without --target it serves an embedded mock dealer.')
     .command(
@@ -178,6 +185,7 @@ async function main(): Promise<void> {
         process.exitCode = result.ok ? 0 : 1;
       },
     )
+    .command('exam', 'grade a buyer command under a battery of scenarios: exam [options] -- <buyer command…> (see exam --help)', {}, () => {})
     .command('scenarios', 'list the built-in scenarios', {}, async () => {
       for (const s of await listBuiltinScenarios()) out(`${s.name.padEnd(22)} ${s.description ?? ''}`);
     })
