@@ -1,12 +1,12 @@
 // Per-test sessions on one shared proxy: the session header scopes rule state, the journal and the
 // report; requests without it share the default session.
 import t from 'tap';
-import { startChaos } from '../../src/index.js';
+import { startChaos, type Scenario } from '../../src/index.js';
 import { runCtl } from '../../src/control/ctl.js';
 import { SessionTable } from '../../src/engine/sessions.js';
 import { request, skillRequest } from '../helpers/servers.js';
 
-const scenario = {
+const scenario: Scenario = {
   scenario: 'two-errors-per-session',
   seed: 3,
   rules: [
