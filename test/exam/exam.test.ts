@@ -81,14 +81,17 @@ t.test('the naive JS buyer: the expected FAILs per scenario, exit 1, its output 
   t.match(run.out, /^FAIL: \d+ passed, \d+ failed, 0 flaky, \d+ not exercised \(4 scenarios\)$/m);
 });
 
-t.test('the Python standard-library buyer passes the default battery', async (t) => {
-  let python: string | undefined;
+/** The reason to skip the Python buyer, or false when python3 is on PATH. */
+function pythonMissing(): string | false {
   try {
-    python = execFileSync('sh', ['-c', 'command -v python3'], { encoding: 'utf8' }).trim() || undefined;
+    if (execFileSync('sh', ['-c', 'command -v python3'], { encoding: 'utf8' }).trim()) return false;
   } catch {
-    python = undefined;
+    /* not found */
   }
-  if (!python) return t.skip('needs python3 on PATH (apt-get install -y python3)');
+  return 'needs python3 on PATH (apt-get install -y python3)';
+}
+
+t.test('the Python standard-library buyer passes the default battery', { skip: pythonMissing() }, async (t) => {
   const run = await exam(['--parallel', '6', '--json', '--', 'python3', 'examples/python-buyer/buyer.py']);
   t.equal(run.code, 0, run.err);
   const result = JSON.parse(run.out) as ExamJson;
