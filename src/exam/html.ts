@@ -99,7 +99,7 @@ export function examHtml(card: Scorecard, generatedAt = new Date()): string {
   const { pass, fail, flaky, not_exercised } = card.summary;
   const sections = card.scenarios.map((s, i) => {
     const flakyNote = s.flaky ? ' <span class="verdict bad">FLAKY</span>' : '';
-    return `<section id="sc-${i}"><h2>${escapeHtml(s.scenario)}${flakyNote} <span class="muted">${escapeHtml(s.ref)}</span></h2>${s.runs.map((r) => runSection(card, r)).join('\n')}</section>`;
+    return `<section id="sc-${i}"><h2>${escapeHtml(s.scenario)}${flakyNote}${s.ref !== s.scenario ? ` <span class="muted">${escapeHtml(s.ref)}</span>` : ''}</h2>${s.runs.map((r) => runSection(card, r)).join('\n')}</section>`;
   });
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
