@@ -7,8 +7,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { chromiumMissing } from '../helpers/debian-services.js';
-import { launchChromium } from './browser.js';
-import { exam, fixture, type ExamJson } from './exam-helpers.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { exam, fixture, type ExamJson } from '../helpers/exam.js';
+
+// Every test here runs buyer processes on a shared, slow machine: allow more than tap's default.
+t.setTimeout(300_000);
 
 /** Distinct colours in a PNG, counted by the browser itself (no image library needed). */
 async function colourCount(page: Page, png: Buffer): Promise<number> {

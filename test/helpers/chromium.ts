@@ -1,6 +1,6 @@
 // Headless Debian Chromium through playwright-core, for tests and the screenshot script alike.
 import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM_PATH } from '../helpers/debian-services.js';
+import { CHROMIUM_PATH } from './debian-services.js';
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
