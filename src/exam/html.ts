@@ -31,6 +31,7 @@ svg.timeline{max-width:1060px;display:block;margin:6px 0 10px;border:1px solid #
 .evidence-block{border-left:4px solid #c0392b;background:#fdf4f3;padding:6px 10px;margin:8px 0}
 .evidence-block:target{outline:3px solid #3b7dd8}
 .evidence-block ol{margin:4px 0;padding-left:22px}.evidence-block li{margin:2px 0}
+.evidence-block code,ol.journal code{white-space:pre-wrap;word-break:break-all}
 code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}pre{white-space:pre-wrap;word-break:break-all;background:#f6f7f9;padding:8px;max-height:320px;overflow:auto}
 li:target{background:#fff4c2}details{margin:4px 0}
 `;

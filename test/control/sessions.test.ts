@@ -120,3 +120,35 @@ t.test('the session table is bounded in count and idle time', async (t) => {
 t.test('a session header name that cannot be a header is refused with the flag named', async (t) => {
   await t.rejects(startChaos({ sessionHeader: 'has space' }), { message: /^--session-header: "has space" is not an HTTP header name/ });
 });
+
+t.test('rate-limit windows and max_active_faults are per session too', async (t) => {
+  const chaos = await startChaos({
+    scenario: {
+      scenario: 'slots',
+      max_active_faults: 1,
+      rules: [
+        { id: 'window', match: { skill: 'inventory.vehicle' }, rate_limit: { limit: 1, window_ms: 60_000 } },
+        { id: 'slow', match: { skill: 'inventory.search' }, delay: { ms: 400 } },
+      ],
+    },
+  });
+  t.teardown(() => chaos.close());
+  const call = async (skill: string, session: string, id: number) => {
+    const reply = await request(`${chaos.url}/a2a`, {
+      body: skillRequest(skill, skill === 'inventory.vehicle' ? { vin: '3FMUKX5S6SF000001' } : { filters: {} }, id),
+      headers: { 'content-type': 'application/json', 'x-aap-chaos-session': session },
+    });
+    return JSON.parse(reply.body.toString()) as { error?: { data?: { code?: string } } };
+  };
+  t.equal((await call('inventory.vehicle', 'a', 1)).error, undefined);
+  t.equal((await call('inventory.vehicle', 'a', 2)).error?.data?.code, 'RATE_LIMITED', 'the second lookup of a is over its window');
+  t.equal((await call('inventory.vehicle', 'b', 3)).error, undefined, 'b has a window of its own');
+
+  // Two slow searches at once in one session: one slot. In two sessions: one slot each.
+  await Promise.all([call('inventory.search', 'c', 4), call('inventory.search', 'c', 5)]);
+  await Promise.all([call('inventory.search', 'd', 6), call('inventory.search', 'e', 7)]);
+  const fired = (session: string) => chaos.journal({ session }).filter((e) => e.fired.includes('slow')).length;
+  t.equal(fired('c'), 1, 'same session: the second search found the slot taken');
+  t.match(chaos.journal({ session: 'c' }).flatMap((e) => e.effects), [/max_active_faults \(1\) reached/]);
+  t.same([fired('d'), fired('e')], [1, 1], 'different sessions: each has its own slot');
+});

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runExamCommand } from '../../src/exam/command.js';
+import { startMockDealer } from '../../src/mock/server.js';
 import { exam, fixture, type ExamJson } from '../helpers/exam.js';
 
 // Every test here runs buyer processes on a shared, slow machine: allow more than tap's default.
@@ -69,6 +70,21 @@ t.test('--timeout stops the buyer and everything it started; --require-exit-0 ma
   const lenient = await exam(['--scenarios', fixture('throttle-once.yaml'), '--seed', '2', '--timeout', '1s', '--', process.execPath, fixture('seed-buyer.mjs')], { SLEEP_FOREVER: '1' });
   t.equal(lenient.code, 0, 'without --require-exit-0 the exit is shown, not graded');
   t.match(lenient.out, /SIGTERM \(timed out\)/);
+});
+
+t.test('--target: every run stands in front of the given dealer, and the buyer sees the exam variables', async (t) => {
+  const dealer = await startMockDealer({ port: 0 });
+  t.teardown(() => dealer.close());
+  const script = 'echo "$AAP_CHAOS_SCENARIO $AAP_CHAOS_SEED $AAP_CHAOS_ADMIN_URL"; curl -sS "$AAP_DEALER_URL/.well-known/agent-card.json"';
+  const run = await exam(['--target', dealer.url, '--scenarios', 'passthrough,demo', '--seed', '5', '--parallel', '2', '--json', '--', 'sh', '-c', script]);
+  t.equal(run.code, 0, run.err);
+  const result = JSON.parse(run.out) as ExamJson;
+  for (const s of result.scenarios) {
+    const [vars, card] = s.runs[0]!.buyer.stdout.split('\n');
+    t.match(vars, new RegExp(`^${s.scenario} 5 http://127\\.0\\.0\\.1:\\d+$`), `${s.scenario}: scenario, seed and admin URL`);
+    const url: string = JSON.parse(card!).supportedInterfaces[0].url;
+    t.notMatch(url, dealer.url, "the card points at the run's proxy, not at the dealer");
+  }
 });
 
 t.test('usage errors and a buyer that cannot start exit 2 with one clear line', async (t) => {
