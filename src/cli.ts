@@ -10,7 +10,6 @@ import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem 
 import { watchScenarioFile } from './scenario/watch.js';
 import { runReportCommand } from './journal/report.js';
 import { runCtl } from './control/ctl.js';
-import { runExamCommand } from './exam/command.js';
 import { formatReport } from './journal/report-format.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
 
@@ -116,6 +115,7 @@ async function main(): Promise<void> {
   const args = hideBin(process.argv);
   // exam has its own parser: everything after "--" is the buyer's command, untouched.
   if (args[0] === 'exam') {
+    const { runExamCommand } = await import('./exam/command.js');
     process.exitCode = await runExamCommand(args.slice(1), { out, err });
     return;
   }
