@@ -58,6 +58,7 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     journalRing: argv.journalRing,
     drainTimeoutMs: parseDuration(argv.drainTimeout, 'drain-timeout'),
     clientKey: argv.clientKey,
+    sessionHeader: argv.sessionHeader,
     mock: { profile: argv.mockProfile, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
     log: out,
   };
@@ -111,7 +112,14 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  await yargs(hideBin(process.argv))
+  const args = hideBin(process.argv);
+  // exam has its own parser: everything after "--" is the buyer's command, untouched.
+  if (args[0] === 'exam') {
+    const { runExamCommand } = await import('./exam/command.js');
+    process.exitCode = await runExamCommand(args.slice(1), { out, err });
+    return;
+  }
+  await yargs(args)
     .scriptName('aap-chaos')
     .usage('$0 [--target URL] [options]\n\nA fault-injection reverse proxy for AAP dealer agents. Without --target it serves an embedded mock dealer.')
     .command(
@@ -139,6 +147,7 @@ async function main(): Promise<void> {
           .option('journal-ring', { type: 'number', default: 10_000, describe: 'journal entries kept in memory for the admin API' })
           .option('drain-timeout', { type: 'string', default: '5s', describe: 'how long requests in flight may finish at shutdown' })
           .option('client-key', { type: 'string', default: 'ip', describe: 'who a journal line belongs to: ip or header:NAME' })
+          .option('session-header', { type: 'string', default: 'x-aap-chaos-session', describe: 'request header that names a session (its own rule state, journal and report)' })
           .option('report', { type: 'boolean', default: false, describe: 'print the buyer report when the proxy stops' })
           .option('mock-profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default 1.3)' })
           .option('mock-streaming', { type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage' })
@@ -176,6 +185,7 @@ async function main(): Promise<void> {
         process.exitCode = result.ok ? 0 : 1;
       },
     )
+    .command('exam', 'grade a buyer command under a battery of scenarios: exam [options] -- <buyer command…> (see exam --help)', {}, () => {})
     .command('scenarios', 'list the built-in scenarios', {}, async () => {
       for (const s of await listBuiltinScenarios()) out(`${s.name.padEnd(22)} ${s.description ?? ''}`);
     })
@@ -209,7 +219,8 @@ async function main(): Promise<void> {
           .option('token', { type: 'string', describe: 'admin token (or AAP_CHAOS_ADMIN_TOKEN)' })
           .option('since', { type: 'string', describe: 'journal: lines after this ULID' })
           .option('limit', { type: 'number', describe: 'journal: at most this many lines' })
-          .option('json', { type: 'boolean', describe: 'report: JSON instead of the table' }),
+          .option('json', { type: 'boolean', describe: 'report: JSON instead of the table' })
+          .option('session', { type: 'string', describe: 'report, journal, reset: only this session' }),
       async (argv) => {
         const ac = new AbortController();
         process.once('SIGINT', () => ac.abort());
@@ -217,6 +228,7 @@ async function main(): Promise<void> {
         if (argv.since !== undefined) verbArgs.push('--since', argv.since);
         if (argv.limit !== undefined) verbArgs.push('--limit', String(argv.limit));
         if (argv.json) verbArgs.push('--json');
+        if (argv.session !== undefined) verbArgs.push('--session', argv.session);
         process.exitCode = await runCtl(verbArgs, { adminUrl: argv.admin, token: argv.token, out, err, signal: ac.signal });
       },
     )

@@ -23,10 +23,12 @@ export interface Chaos {
   readonly adminUrl: string;
   /** Validates and swaps the scenario; rejects with ScenarioRejectedError (keeping the old one) when invalid. */
   use(scenario: ScenarioInput): Promise<void>;
-  /** Journal lines still in the ring, in the order their requests finished. */
-  journal(): JournalEntry[];
-  /** The buyer-behaviour report over the journal so far. */
-  report(): Report;
+  /** Journal lines still in the ring, in the order their requests finished (of one session, when given). */
+  journal(query?: { session?: string }): JournalEntry[];
+  /** The buyer-behaviour report over the journal so far (over one session's lines, when given). */
+  report(query?: { session?: string }): Report;
+  /** Forgets one session's rule state and journal lines. */
+  resetSession(id: string): void;
   /** Emits `request` with each journal line as its request finishes. */
   readonly events: RuntimeEvents;
   /** The status the admin API's `GET /status` returns. */
@@ -48,8 +50,9 @@ export async function startChaos(opts: ChaosOptions = {}): Promise<Chaos> {
     use: async (scenario) => {
       await runtime.use(scenario);
     },
-    journal: () => runtime.journal.all(),
-    report: () => runtime.report(),
+    journal: (query = {}) => runtime.journal.entries(query),
+    report: (query) => runtime.report(query),
+    resetSession: (id) => runtime.resetSession(id),
     status: () => runtime.status(),
     close: () => runtime.close(),
   };

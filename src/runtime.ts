@@ -15,6 +15,7 @@ import { startMockDealer, type RunningMockDealer } from './mock/server.js';
 import type { Profile } from './protocol/codes.js';
 import type { ProfileSetting } from './proxy/profile.js';
 import { ChaosProxy, type RequestObserver } from './proxy/server.js';
+import { assertSessionHeaderName } from './proxy/session-header.js';
 import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type Scenario } from './scenario/load.js';
 import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
 import { startAdminServer, type AdminServer, type ControlSurface } from './control/admin.js';
@@ -64,6 +65,8 @@ export interface RuntimeOptions {
   drainTimeoutMs?: number;
   /** Who a journal line is attributed to: `ip` (default) or `header:NAME`. */
   clientKey?: string;
+  /** Request header that names a session (default x-aap-chaos-session). */
+  sessionHeader?: string;
   mock?: MockDealerSettings;
   /** Bytes a slow /events client may have waiting before its messages are dropped. */
   eventsBufferBytes?: number;
@@ -127,6 +130,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const adminHost = opts.adminHost ?? '127.0.0.1';
   const adminToken = opts.adminToken || (opts.env ?? process.env)[ADMIN_TOKEN_ENV] || undefined;
   assertAdminExposureAllowed(adminHost, adminToken);
+  if (opts.sessionHeader !== undefined) assertSessionHeaderName(opts.sessionHeader);
 
   const engineFor = (scenario: Scenario) => createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults });
   const validated = async (input: ScenarioInput): Promise<Scenario> => {
@@ -170,6 +174,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       extensionUri: opts.extensionUri,
       clientKey: opts.clientKey,
       dryRun: opts.dryRun,
+      sessionHeader: opts.sessionHeader,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
@@ -206,8 +211,13 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         engine?.reset();
         journal.clear();
       },
-      report(): Report {
-        return buildReport(journal.all(), {
+      resetSession(id: string): void {
+        engine?.resetSession(id);
+        journal.clear(id);
+      },
+      sessions: () => engine?.sessions() ?? [],
+      report(query: { session?: string } = {}): Report {
+        return buildReport(query.session === undefined ? journal.all() : journal.ofSession(query.session), {
           profile: proxy.profile.profile,
           extensionUri: proxy.profile.extensionUri,
           thresholds: engine?.reportThresholds as Partial<Thresholds> | undefined,

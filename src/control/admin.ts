@@ -6,6 +6,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { RuleStatus, ScenarioEngine } from '../engine/decision.js';
+import type { SessionSummary } from '../engine/sessions.js';
+import { sessionRoutes, sessionQuery } from './session-routes.js';
 import type { Journal } from '../journal/journal.js';
 import type { Report } from '../journal/report.js';
 import type { RuntimeStatus, ScenarioInput } from '../runtime.js';
@@ -30,7 +32,11 @@ export interface ControlSurface {
   setDryRun(enabled: boolean): void;
   /** Counters, rate-limit state and the journal ring. */
   reset(): void;
-  report(): Report;
+  /** One session's rule state and journal lines. */
+  resetSession(id: string): void;
+  sessions(): SessionSummary[];
+  /** The report over every journal line, or over one session's. */
+  report(query?: { session?: string }): Report;
 }
 
 export interface AdminServerOptions {
@@ -50,7 +56,7 @@ const BUILTIN_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 
 /** An error the API answers with; anything else is a bug and answers 500 without details. */
-class ApiError extends Error {
+export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -61,14 +67,14 @@ class ApiError extends Error {
   }
 }
 
-interface Call {
+export interface Call {
   req: IncomingMessage;
   res: ServerResponse;
   url: URL;
   params: string[];
 }
 
-interface Route {
+export interface Route {
   method: string;
   path: RegExp;
   handle(surface: ControlSurface, call: Call): Promise<void> | void;
@@ -119,7 +125,8 @@ const routes: Route[] = [
     },
   },
   { method: 'GET', path: /^\/journal$/, handle: getJournal },
-  { method: 'GET', path: /^\/report$/, handle: (s, { res }) => sendJson(res, 200, s.report()) },
+  { method: 'GET', path: /^\/report$/, handle: (s, { res, url }) => sendJson(res, 200, s.report(sessionQuery(url))) },
+  ...sessionRoutes((res, status, body) => sendJson(res, status, body)),
   {
     method: 'GET',
     path: /^\/metrics$/,
@@ -231,7 +238,7 @@ function getJournal(surface: ControlSurface, { res, url }: Call): void {
     limit = Number(limitText);
     if (!Number.isInteger(limit) || limit < 1) throw new ApiError(400, `limit must be a whole number of 1 or more, got "${limitText}"`);
   }
-  const lines = surface.journal.entries({ since: since?.toUpperCase(), limit }).map((e) => JSON.stringify(e) + '\n');
+  const lines = surface.journal.entries({ since: since?.toUpperCase(), limit, ...sessionQuery(url) }).map((e) => JSON.stringify(e) + '\n');
   const body = lines.join('');
   res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);

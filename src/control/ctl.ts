@@ -27,7 +27,7 @@ export interface CtlOptions {
   signal?: AbortSignal;
 }
 
-export const CTL_USAGE = 'usage: aap-chaos ctl status | use <FILE|NAME> | enable <ID> | disable <ID> | reset | events | journal [--since ULID] [--limit N] | report [--json]';
+export const CTL_USAGE = 'usage: aap-chaos ctl status | use <FILE|NAME> | enable <ID> | disable <ID> | reset [--session ID] | events | journal [--since ULID] [--limit N] [--session ID] | report [--json] [--session ID]';
 
 /** A failed call, already phrased for the person at the shell. */
 class CtlError extends Error {
@@ -47,7 +47,7 @@ export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> 
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+      options: { since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, session: { type: 'string' } },
     });
   } catch (e) {
     err(`${(e as Error).message}\n${CTL_USAGE}`);
@@ -74,7 +74,7 @@ export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> 
 interface VerbCall {
   api: AdminClient;
   arg: string;
-  flags: { since?: string; limit?: string; json?: boolean };
+  flags: { since?: string; limit?: string; json?: boolean; session?: string };
   out: (line: string) => void;
   signal?: AbortSignal;
 }
@@ -96,7 +96,12 @@ const VERBS: Record<Verb, (call: VerbCall) => Promise<void>> = {
   async disable({ api, arg, out }) {
     out(ruleLine((await api.json('PATCH', `/rules/${encodeURIComponent(arg)}`, jsonBody({ enabled: false }))) as RuleStatus));
   },
-  async reset({ api, out }) {
+  async reset({ api, flags, out }) {
+    if (flags.session !== undefined) {
+      await api.json('POST', `/sessions/${encodeURIComponent(flags.session)}/reset`);
+      out(`session ${flags.session}: counters, rate-limit state and its journal lines are reset`);
+      return;
+    }
     await api.json('POST', '/reset');
     out('counters, rate-limit state and the journal ring are reset');
   },
@@ -104,11 +109,13 @@ const VERBS: Record<Verb, (call: VerbCall) => Promise<void>> = {
     const query = new URLSearchParams();
     if (flags.since) query.set('since', flags.since);
     if (flags.limit) query.set('limit', flags.limit);
+    if (flags.session !== undefined) query.set('session', flags.session);
     const text = await api.text('GET', `/journal${query.size ? `?${query}` : ''}`);
     for (const line of text.split('\n')) if (line) out(line);
   },
   async report({ api, flags, out }) {
-    const report = (await api.json('GET', '/report')) as Report;
+    const query = flags.session !== undefined ? `?${new URLSearchParams({ session: flags.session })}` : '';
+    const report = (await api.json('GET', `/report${query}`)) as Report;
     out(flags.json ? JSON.stringify(report, null, 2) : formatReport(report));
   },
   events: ({ api, out, signal }) => api.follow(out, signal),

@@ -4,6 +4,7 @@
  */
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Profile } from '../protocol/codes.js';
+import type { SessionSummary } from './sessions.js';
 import { emptyPlan, type ReplyPlan, type TerminalAction } from '../effects/effect.js';
 
 export interface Decision {
@@ -23,6 +24,8 @@ export interface DecisionInput {
   request: ClassifiedRequest;
   profile: Profile;
   extensionUri: string;
+  /** The session the request named (undefined: the default session). */
+  session?: string;
 }
 
 export interface Decider {
@@ -76,8 +79,12 @@ export interface ScenarioEngine extends Decider {
   rules(): RuleStatus[];
   /** Turns a rule on or off live; false when no rule has that id. */
   setEnabled(id: string, enabled: boolean): boolean;
-  /** Clears counters, rate-limit state and per-key state. */
+  /** Clears counters, rate-limit state and per-key state of every session. */
   reset(): void;
+  /** Forgets one session's rule state; false when it had none. */
+  resetSession(id: string): boolean;
+  /** The sessions the engine holds state for, the least recently used first. */
+  sessions(): SessionSummary[];
   /** Injected faults in progress now (what max_active_faults caps). */
   activeFaults(): number;
 }

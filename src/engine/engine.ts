@@ -11,17 +11,13 @@ import { createErrorEffect } from '../effects/terminal-errors.js';
 import { effectsOf } from '../effects/registry.js';
 import { PASS_THROUGH, type Decision, type DecisionInput, type RuleStatus, type ScenarioEngine } from './decision.js';
 import { compileMatch, RuleIndex, type CompiledMatch } from './match.js';
-import { fires, type KeyCounters } from './when.js';
-import { SeededRandom } from './random.js';
+import { fires } from './when.js';
+import { SessionTable, type KeyState, type SessionState } from './sessions.js';
 
 /** Request header that forces one fault when --allow-header-faults is on. */
 export const FAULT_HEADER = 'x-aap-chaos';
 /** Distinct keys remembered per rule; the oldest is forgotten past this. */
 const MAX_KEYS_PER_RULE = 10_000;
-
-interface KeyState extends KeyCounters {
-  data: Record<string, unknown>;
-}
 
 interface CompiledRule {
   id: string;
@@ -31,9 +27,9 @@ interface CompiledRule {
   keyOf: (r: ClassifiedRequest) => string;
   terminal?: TerminalEffect;
   modifiers: ModifierEffect[];
+  /** Totals over every session, as `/status` shows them. */
   matched: number;
   fired: number;
-  keys: Map<string, KeyState>;
 }
 
 export interface EngineOptions {
@@ -55,7 +51,7 @@ function keyFunction(key: string | undefined): (r: ClassifiedRequest) => string 
 
 function compileRule(def: Rule): CompiledRule {
   const { terminal, modifiers } = effectsOf(def);
-  return { id: def.id, def, enabled: def.enabled ?? true, match: compileMatch(def.match), keyOf: keyFunction(def.key), terminal, modifiers, matched: 0, fired: 0, keys: new Map() };
+  return { id: def.id, def, enabled: def.enabled ?? true, match: compileMatch(def.match), keyOf: keyFunction(def.key), terminal, modifiers, matched: 0, fired: 0 };
 }
 
 export function randomSeed(): number {
@@ -64,22 +60,21 @@ export function randomSeed(): number {
 
 export function createEngine(scenario: Scenario, opts: EngineOptions = {}): ScenarioEngine {
   const seed = opts.seed ?? scenario.seed ?? randomSeed();
-  const rng = new SeededRandom(seed);
-  const random = () => rng.next();
+  const sessions = new SessionTable(seed);
   const rules = (scenario.rules ?? []).map(compileRule);
   const byId = new Map(rules.map((r) => [r.id, r]));
   const index = new RuleIndex(rules);
   const maxActive = scenario.max_active_faults;
-  let loadedAt = performance.now();
-  let active = 0;
   const forcedCodeEffects = new Map<AapCode, TerminalEffect>(AAP_CODES.map((code) => [code, createErrorEffect({ id: `header:${code}`, error: code })]));
 
-  const stateFor = (rule: CompiledRule, key: string): KeyState => {
-    let s = rule.keys.get(key);
+  const stateFor = (session: SessionState, rule: CompiledRule, key: string): KeyState => {
+    let keys = session.keys.get(rule.id);
+    if (!keys) session.keys.set(rule.id, (keys = new Map()));
+    let s = keys.get(key);
     if (!s) {
-      if (rule.keys.size >= MAX_KEYS_PER_RULE) rule.keys.delete(rule.keys.keys().next().value!);
+      if (keys.size >= MAX_KEYS_PER_RULE) keys.delete(keys.keys().next().value!);
       s = { seen: 0, fired: 0, data: {} };
-      rule.keys.set(key, s);
+      keys.set(key, s);
     }
     return s;
   };
@@ -91,16 +86,18 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     // Most requests meet no rule at all: they cost one index lookup and no allocation.
     if (candidates.length === 0 && !forcedHeader) return PASS_THROUGH;
     const now = performance.now();
+    const session = sessions.get(input.session, now);
+    const random = () => session.random.next();
     const decision: Decision = { matched: [], fired: [], effects: [], plan: emptyPlan(), release: () => {} };
     const ctxFor = (keyState: Record<string, unknown>): EffectContext => ({ request, profile: input.profile, extensionUri: input.extensionUri, random, now, keyState });
     let holdsSlot = false;
     const takeSlot = (): boolean => {
       if (holdsSlot) return true;
-      if (maxActive !== undefined && active >= maxActive) return false;
-      active++;
+      if (maxActive !== undefined && session.active >= maxActive) return false;
+      session.active++;
       holdsSlot = true;
       decision.release = () => {
-        if (holdsSlot) active--;
+        if (holdsSlot) session.active--;
         holdsSlot = false;
       };
       return true;
@@ -128,13 +125,13 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
       }
     }
 
-    const elapsedS = (now - loadedAt) / 1000;
+    const elapsedS = (now - session.startedAt) / 1000;
     for (const rule of candidates) {
       if (!rule.enabled) continue;
       if (!rule.match.predicates.every((p) => p(request, input.extensionUri))) continue;
       rule.matched++;
       decision.matched.push(rule.id);
-      const state = stateFor(rule, rule.keyOf(request));
+      const state = stateFor(session, rule, rule.keyOf(request));
       state.seen++;
       if (!fires(rule.def.when, state, elapsedS, random)) continue;
       // A rule whose terminal effect has nothing to say (an unmet rate limit) applies nothing.
@@ -185,10 +182,11 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
       for (const r of rules) {
         r.matched = 0;
         r.fired = 0;
-        r.keys.clear();
       }
-      loadedAt = performance.now();
+      sessions.clear();
     },
-    activeFaults: () => active,
+    resetSession: (id) => sessions.reset(id),
+    sessions: () => sessions.list(),
+    activeFaults: () => sessions.activeFaults(),
   };
 }

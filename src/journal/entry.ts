@@ -20,6 +20,8 @@ export interface JournalEntry {
   duration_ms: number;
   /** The client key (by default the buyer's address). */
   client: string;
+  /** The session the request named in the session header; absent for the default session. */
+  session?: string;
   http_method: string;
   path: string;
   /** classification of the body: jsonrpc | not-json | not-jsonrpc | batch | oversized | none */

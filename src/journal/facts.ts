@@ -81,7 +81,7 @@ export function buildJournalEntry(
   request: ClassifiedRequest,
   decision: Pick<Decision, 'matched' | 'fired' | 'effects'>,
   reply: ReplyFacts,
-  at: { startedAt: number; durationMs: number; client: string; status: number; aborted: boolean; dryRun: boolean },
+  at: { startedAt: number; durationMs: number; client: string; status: number; aborted: boolean; dryRun: boolean; session?: string },
 ): JournalEntry {
   const entry: JournalEntry = {
     id: newUlid(at.startedAt),
@@ -89,6 +89,7 @@ export function buildJournalEntry(
     t: at.startedAt,
     duration_ms: hundredths(at.durationMs),
     client: at.client,
+    ...(at.session !== undefined ? { session: at.session } : {}),
     http_method: request.httpMethod,
     path: request.path,
     kind: request.kind,

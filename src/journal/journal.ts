@@ -7,6 +7,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { RequestObserver } from '../proxy/server.js';
 import type { JournalEntry } from './entry.js';
+import { DEFAULT_SESSION } from '../engine/sessions.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;
 /** Past this many bytes waiting for the disk, new lines are dropped (and counted) instead of piling up in memory. */
@@ -27,6 +28,8 @@ export interface JournalQuery {
   since?: string;
   /** At most this many, the oldest first. */
   limit?: number;
+  /** Only entries of this session (`default`: those that named none). */
+  session?: string;
 }
 
 export class Journal implements RequestObserver {
@@ -75,7 +78,7 @@ export class Journal implements RequestObserver {
    * left the ring, entries whose ULID sorts after it are returned.
    */
   entries(query: JournalQuery = {}): JournalEntry[] {
-    let list = this.all();
+    let list = query.session === undefined ? this.all() : this.ofSession(query.session);
     if (query.since !== undefined) {
       const since = query.since;
       const at = list.findIndex((e) => e.id === since);
@@ -84,9 +87,16 @@ export class Journal implements RequestObserver {
     return query.limit !== undefined ? list.slice(0, query.limit) : list;
   }
 
-  /** Empties the ring; the file keeps everything. */
-  clear(): void {
+  /** Entries of one session (`default`: those that named none), in finishing order. */
+  ofSession(session: string): JournalEntry[] {
+    return this.all().filter((e) => (e.session ?? DEFAULT_SESSION) === session);
+  }
+
+  /** Empties the ring, or drops one session's entries from it; the file keeps everything. */
+  clear(session?: string): void {
+    const kept = session === undefined ? [] : this.all().filter((e) => (e.session ?? DEFAULT_SESSION) !== session);
     this.ring.length = 0;
+    this.ring.push(...kept);
     this.head = 0;
   }
 

@@ -17,7 +17,7 @@ export function xmlEscape(text: string): string {
   return text.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }
 
-function attributes(attrs: Record<string, string | number>): string {
+export function attributes(attrs: Record<string, string | number>): string {
   return Object.entries(attrs)
     .map(([name, value]) => ` ${name}="${xmlEscape(String(value))}"`)
     .join('');

@@ -17,6 +17,8 @@ import { readRequestBody } from './body.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
 import { buildJournalEntry } from '../journal/facts.js';
+import { sessionOf } from './session-header.js';
+import { DEFAULT_SESSION_HEADER } from '../engine/sessions.js';
 import { BuyerWatch, collect, looksLikeRpcError, noteError, pipeToBuyer, type Outcome } from './reply-io.js';
 
 /** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
@@ -41,6 +43,8 @@ export interface ProxyOptions {
   clientKey?: string;
   /** Decide and journal, but change nothing. */
   dryRun?: boolean;
+  /** Request header naming the session whose rule state, journal and report a request belongs to. */
+  sessionHeader?: string;
 }
 
 export interface RequestObserver {
@@ -57,6 +61,7 @@ export class ChaosProxy {
   dryRun: boolean;
   private readonly opts: Required<Pick<ProxyOptions, 'maxInspectBytes' | 'rewriteCard'>> & ProxyOptions;
   private readonly clientKeyHeader: string | undefined;
+  private readonly sessionHeader: string;
   private readonly sockets = new Set<import('node:net').Socket>();
   private closing = false;
 
@@ -66,6 +71,7 @@ export class ChaosProxy {
     this.dryRun = opts.dryRun ?? false;
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000 });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri);
+    this.sessionHeader = (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase();
     this.clientKeyHeader = opts.clientKey?.startsWith('header:') ? opts.clientKey.slice('header:'.length).toLowerCase() : undefined;
     this.server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
       this.handle(req, res).catch((err) => this.failSafe(res, err));
@@ -128,9 +134,11 @@ export class ChaosProxy {
     });
     const { profile, extensionUri } = this.profile;
     const decider = this.decider;
-    const decision = decider ? decider.decide({ request, profile, extensionUri }) : PASS_THROUGH;
+    const notes: string[] = [];
+    const session = sessionOf(request.headers, this.sessionHeader, notes);
+    const decision = decider ? decider.decide({ request, profile, extensionUri, session }) : PASS_THROUGH;
 
-    const outcome: Outcome = { source: 'dealer', notes: [] };
+    const outcome: Outcome = { source: 'dealer', notes };
     let terminal = decision.terminal;
     let plan = decision.plan;
     if (this.dryRun) {
@@ -158,7 +166,7 @@ export class ChaosProxy {
       // instead of holding close() open until the drain timeout.
       if (this.closing) setImmediate(() => this.server.closeIdleConnections());
     }
-    this.record(request, decision, outcome, res, startedAt, performance.now() - t0, !res.writableFinished);
+    this.record(request, decision, outcome, res, startedAt, performance.now() - t0, !res.writableFinished, session);
   }
 
   /** A terminal effect answers instead of the dealer. */
@@ -395,7 +403,7 @@ export class ChaosProxy {
     await pipeToBuyer(Readable.from([bytes]).pipe(throttle(plan.bytesPerSecond)), res, buyer.signal);
   }
 
-  private record(request: ClassifiedRequest, decision: Decision, outcome: Outcome, res: ServerResponse, startedAt: number, durationMs: number, aborted: boolean): void {
+  private record(request: ClassifiedRequest, decision: Decision, outcome: Outcome, res: ServerResponse, startedAt: number, durationMs: number, aborted: boolean, session: string | undefined): void {
     if (this.observers.length === 0) return;
     if (outcome.dealerJson) {
       try {
@@ -411,6 +419,7 @@ export class ChaosProxy {
       status: aborted ? 0 : (outcome.status ?? res.statusCode),
       aborted,
       dryRun: this.dryRun,
+      session,
     });
     for (const o of this.observers) o.onRequestDone(entry);
   }

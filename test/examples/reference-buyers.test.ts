@@ -8,20 +8,9 @@ import { runNaiveBuyer } from '../../examples/naive-buyer.js';
 import { runResilientBuyer } from '../../examples/resilient-buyer.js';
 import type { CallOutcome, ShoppingPlan } from '../../examples/shopping-trip.js';
 import { startChaos, type CheckName, type Report, type Verdict } from '../../src/index.js';
-import { Inventory } from '../../src/mock/inventory.js';
+import { examplePlan } from '../../examples/example-plan.js';
 
-const lead = {
-  customer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', preferred_contact: 'email' },
-  consent: { granted_at: '2024-01-01T10:00:00Z', allowed_channels: ['email'], consent_text: 'I agree to be contacted about this vehicle.', scope: ['lead_submission'] },
-  source_agent: { name: 'reference-buyer', url: 'https://buyer.example' },
-};
-
-/** Seven searches: two more than rate-limit-storm allows per window, so its limit is met. */
-const plan: ShoppingPlan = {
-  searches: [{ make: ['Honda'] }, { make: ['Toyota'] }, { condition: ['used'] }, {}, { make: ['Ford'] }, { condition: ['new'] }, { body: ['suv'] }],
-  rememberedVin: Inventory.fromSeed().firstSold().vin, // the mock dealer's default inventory
-  leads: [lead, { ...lead, comments: 'Is it still available this weekend?' }],
-};
+const plan: ShoppingPlan = examplePlan;
 
 type Run = (url: string, plan: ShoppingPlan) => Promise<CallOutcome[]>;
 

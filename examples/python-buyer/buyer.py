@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""A resilient AAP buyer in plain Python: the standard library only (urllib + json), no SDK.
+
+It makes the same shopping trip as the JavaScript reference buyers and follows the AAP error
+contract the same way, which is what `aap-chaos exam` grades:
+
+- the AAP error payload is read from `error.data`: the object itself under AAP 1.3, the entry whose
+  `@type` is the AAP error type under 2.0 (never by position);
+- `retryable: false` means the same request fails again: give up on that call;
+- RATE_LIMITED: wait `details.retry_after_ms` (or `retry_after_seconds`) plus a little jitter
+  before calling that skill again;
+- other retryable errors and replies that never arrived: exponential backoff with jitter;
+- -32008: activate the extension the error names in `A2A-Extensions` and send again, once;
+- a lead is retried with the same idempotency_key and payload;
+- a vehicle the dealer called unavailable or not found is never asked for again.
+
+    AAP_DEALER_URL=http://127.0.0.1:8080 python3 examples/python-buyer/buyer.py
+    aap-chaos exam -- python3 examples/python-buyer/buyer.py
+"""
+import json
+import os
+import random
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+AAP_ERROR_TYPE = "https://autoagentprotocol.org/extensions/aap/error"
+EXTENSION_REQUIRED = -32008
+GONE_CODES = {"VEHICLE_UNAVAILABLE", "VEHICLE_NOT_FOUND"}
+MAX_RETRIES = 4
+BASE_DELAY_S = 0.15
+TIMEOUT_S = 15
+# A VIN seen on an earlier visit; the embedded mock dealer has sold it since.
+REMEMBERED_VIN = os.environ.get("BUYER_REMEMBERED_VIN", "3GCGXUJB9LW000201")
+
+LEAD = {
+    "customer": {"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com", "preferred_contact": "email"},
+    "consent": {
+        "granted_at": "2024-01-01T10:00:00Z",
+        "allowed_channels": ["email"],
+        "consent_text": "I agree to be contacted about this vehicle.",
+        "scope": ["lead_submission"],
+    },
+    "source_agent": {"name": "python-buyer", "url": "https://buyer.example"},
+}
+SEARCHES = [{"make": ["Honda"]}, {"make": ["Toyota"]}, {"condition": ["used"]}, {}, {"make": ["Ford"]}, {"condition": ["new"]}, {"body": ["suv"]}]
+
+
+class NoAnswer(Exception):
+    """The dealer's reply never arrived or was not JSON-RPC: the outcome is unknown."""
+
+
+def media_slug(skill):
+    return "vehicle-detail" if skill == "inventory.vehicle" else skill.replace(".", "-")
+
+
+def aap_error_of(data):
+    """The AAP payload: the object itself (1.3) or the array entry typed as such (2.0)."""
+    candidates = [d for d in data if isinstance(d, dict) and d.get("@type") == AAP_ERROR_TYPE] if isinstance(data, list) else [data]
+    payload = candidates[0] if candidates else None
+    return payload if isinstance(payload, dict) and isinstance(payload.get("code"), str) else None
+
+
+def required_extension_of(data, message):
+    for entry in data if isinstance(data, list) else [data]:
+        uri = (entry or {}).get("metadata", {}).get("extensionUri") if isinstance(entry, dict) else None
+        if isinstance(uri, str):
+            return uri
+    for word in message.split():
+        if word.startswith(("http://", "https://")):
+            return word.rstrip(".,)'\"")
+    return None
+
+
+def retry_hint_s(error):
+    details = error.get("details") or {}
+    if isinstance(details.get("retry_after_ms"), (int, float)):
+        return details["retry_after_ms"] / 1000
+    if isinstance(details.get("retry_after_seconds"), (int, float)):
+        return details["retry_after_seconds"]
+    return None
+
+
+class Dealer:
+    def __init__(self, base_url):
+        self.rpc_url = self.rpc_url_from_card(base_url.rstrip("/"))
+        self.extensions = []
+        self.quiet_until = {}
+        self.gone_vehicles = set()
+
+    @staticmethod
+    def rpc_url_from_card(base):
+        """The JSON-RPC endpoint the agent card names (the proxy rewrites it to point at itself)."""
+        try:
+            with urllib.request.urlopen(base + "/.well-known/agent-card.json", timeout=TIMEOUT_S) as res:
+                card = json.load(res)
+            for interface in card.get("supportedInterfaces") or []:
+                if interface.get("protocolBinding") == "JSONRPC" and interface.get("url"):
+                    return interface["url"]
+            if card.get("url"):
+                return card["url"]
+        except (OSError, ValueError):
+            pass
+        return base + "/a2a"
+
+    def send(self, skill, data):
+        """One attempt: the reply's DataPart data, or raises NoAnswer / returns the JSON-RPC error."""
+        slug = media_slug(skill)
+        body = {
+            "jsonrpc": "2.0",
+            "id": str(uuid.uuid4()),
+            "method": "SendMessage",
+            "params": {
+                "message": {
+                    "messageId": str(uuid.uuid4()),
+                    "role": "ROLE_USER",
+                    "parts": [{"data": {"type": skill + ".request", **data}, "mediaType": "application/vnd.autoagent." + slug + "-request+json"}],
+                },
+                "configuration": {"acceptedOutputModes": ["application/vnd.autoagent." + slug + "-response+json"]},
+            },
+        }
+        headers = {"content-type": "application/json", "A2A-Version": "1.0"}
+        if self.extensions:
+            headers["A2A-Extensions"] = ", ".join(self.extensions)
+        request = urllib.request.Request(self.rpc_url, data=json.dumps(body).encode(), headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as res:
+                raw = res.read()
+        except urllib.error.HTTPError as e:
+            raw = e.read()  # an error status may still carry a JSON-RPC envelope
+        except (OSError, ValueError) as e:
+            raise NoAnswer(str(e))
+        try:
+            reply = json.loads(raw)
+        except ValueError:
+            raise NoAnswer("reply is not JSON")
+        if not isinstance(reply, dict):
+            raise NoAnswer("reply is not a JSON-RPC object")
+        if "error" in reply:
+            return None, reply["error"]
+        parts = ((reply.get("result") or {}).get("parts")) or (((reply.get("result") or {}).get("message") or {}).get("parts")) or []
+        if not parts or "data" not in parts[0]:
+            raise NoAnswer("reply has no DataPart")
+        return parts[0]["data"], None
+
+    def call(self, skill, data):
+        vin = data.get("vin") if skill == "inventory.vehicle" else None
+        if vin in self.gone_vehicles:
+            return None, "skipped: " + vin + " is gone"
+        backoffs = 0
+        for _ in range(MAX_RETRIES + 1):
+            self.wait_for_quiet_period(skill)
+            try:
+                result, error = self.send(skill, data)
+            except NoAnswer as e:
+                time.sleep(self.backoff_s(backoffs))
+                backoffs += 1
+                reason = "no answer: " + str(e)
+                continue
+            if error is None:
+                return result, None
+            if error.get("code") == EXTENSION_REQUIRED:
+                uri = required_extension_of(error.get("data"), error.get("message", ""))
+                if uri is None or uri in self.extensions:
+                    return None, "extension required"
+                self.extensions.append(uri)
+                reason = "extension required"
+                continue
+            aap = aap_error_of(error.get("data"))
+            if aap is None or aap.get("retryable") is not True:
+                reason = aap["code"] if aap else error.get("message", "error")
+                if vin is not None and reason in GONE_CODES:
+                    self.gone_vehicles.add(vin)
+                return None, reason
+            reason = aap["code"]
+            hint = retry_hint_s(aap)
+            if hint is not None:
+                # Never sooner than told; the jitter keeps many buyers from returning at once.
+                self.quiet_until[skill] = time.monotonic() + hint + random.random() * 0.05
+            else:
+                time.sleep(self.backoff_s(backoffs))
+                backoffs += 1
+        return None, "gave up after %d retries (%s)" % (MAX_RETRIES, reason)
+
+    def backoff_s(self, previous):
+        """base·2^n plus up to half of it as jitter: each wait is longer than the one before."""
+        step = BASE_DELAY_S * 2**previous
+        return step + random.random() * step / 2
+
+    def wait_for_quiet_period(self, skill):
+        left = self.quiet_until.get(skill, 0) - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+
+
+def vins_of(search_response):
+    vehicles = ((search_response or {}).get("data") or {}).get("vehicles") or []
+    return [v["vin"] for v in vehicles if isinstance(v, dict) and isinstance(v.get("vin"), str)]
+
+
+def main():
+    base = os.environ.get("AAP_DEALER_URL")
+    if not base:
+        print("usage: AAP_DEALER_URL=http://127.0.0.1:8080 python3 buyer.py", file=sys.stderr)
+        return 2
+    dealer = Dealer(base)
+    found = []
+
+    def call(skill, data):
+        result, failure = dealer.call(skill, data)
+        print("%s: %s" % (skill, "ok" if failure is None else "failed (" + failure + ")"), flush=True)
+        return result
+
+    for filters in SEARCHES:
+        result = call("inventory.search", {"filters": filters, "pagination": {"skip": 0, "limit": 5}})
+        found.extend(vins_of(result))
+    shortlist = list(dict.fromkeys(found))[:2]
+    for vin in [REMEMBERED_VIN, *shortlist, REMEMBERED_VIN]:
+        call("inventory.vehicle", {"vin": vin})
+    for extra in ({}, {"comments": "Is it still available this weekend?"}):
+        voi = {"vehicle_of_interest": {"vin": shortlist[0]}} if shortlist else {}
+        # One key per lead, kept across its retries, so a lost answer cannot create it twice.
+        call("lead.submit", {**LEAD, **extra, **voi, "idempotency_key": str(uuid.uuid4())})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

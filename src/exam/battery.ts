@@ -1,0 +1,43 @@
+/**
+ * Which scenarios an exam runs: the default battery (the built-ins whose faults exercise the
+ * report's buyer checks), every built-in (`--all`), or a list of names and files. Each is loaded
+ * and validated before any buyer starts, so a bad file ends the exam at once with its problems.
+ */
+import { listBuiltinScenarios, formatProblem, type Scenario } from '../scenario/load.js';
+import { loadScenarioInput } from '../runtime.js';
+
+/** Built-ins that between them make every buyer check of the report reachable. */
+export const DEFAULT_BATTERY = ['rate-limit-storm', 'flaky-internal', 'activation-required', 'version-mismatch', 'lead-gauntlet', 'inventory-churn'] as const;
+
+export interface BatteryScenario {
+  /** What the user named (a built-in name or a path). */
+  ref: string;
+  /** The scenario's own name, else the reference. */
+  name: string;
+  scenario: Scenario;
+}
+
+export class BatteryError extends Error {
+  override name = 'BatteryError';
+}
+
+export async function scenarioRefs(opts: { scenarios?: string; all?: boolean }): Promise<string[]> {
+  if (opts.all) return (await listBuiltinScenarios()).map((s) => s.name);
+  if (opts.scenarios === undefined) return [...DEFAULT_BATTERY];
+  const refs = opts.scenarios.split(',').map((s) => s.trim());
+  if (refs.some((r) => r === '')) throw new BatteryError(`--scenarios: "${opts.scenarios}" has an empty entry; give names or files separated by commas`);
+  return refs;
+}
+
+export async function loadBattery(refs: string[]): Promise<BatteryScenario[]> {
+  const battery: BatteryScenario[] = [];
+  for (const ref of refs) {
+    const loaded = await loadScenarioInput(ref);
+    if (!loaded.ok) throw new BatteryError(`--scenarios: ${ref} was not loaded:\n${loaded.problems.map((p) => `  ${formatProblem(p)}`).join('\n')}`);
+    battery.push({ ref, name: loaded.scenario.scenario ?? ref, scenario: loaded.scenario });
+  }
+  const names = battery.map((b) => b.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) throw new BatteryError(`--scenarios: scenario "${twice}" is named twice`);
+  return battery;
+}

@@ -1,0 +1,157 @@
+/**
+ * The `aap-chaos exam` command line: flags before `--`, the buyer command after it. Usage errors
+ * and a buyer that cannot be started exit 2 with one message; otherwise the exit code is the
+ * scorecard's (0 every check passed, 1 a FAIL or a flaky check).
+ */
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { BatteryError } from './battery.js';
+import { BuyerStartError } from './buyer-process.js';
+import { runExam, type ExamOptions } from './exam.js';
+import { examHtml } from './html.js';
+import { examJUnit } from './junit.js';
+import { scorecardJson } from './scorecard.js';
+import { formatScorecard } from './terminal.js';
+
+export const EXAM_USAGE = `usage: aap-chaos exam [options] -- <buyer command…>
+
+Runs the buyer command once per scenario (and seed), each time against a fresh proxy, and grades it
+with the report's checks. The buyer finds the proxy in AAP_DEALER_URL; AAP_CHAOS_SCENARIO,
+AAP_CHAOS_ADMIN_URL and AAP_CHAOS_SEED are set too.
+
+  --scenarios LIST     built-in names and scenario files, comma-separated (default: the buyer battery)
+  --all                every built-in scenario
+  --target URL         the dealer to stand in front of (default: an embedded mock dealer per run)
+  --timeout DURATION   how long one buyer run may take, then its process group is stopped (default 60s)
+  --seeds N            run each scenario under N seeds; verdicts that differ are FLAKY (default 1)
+  --seed N             the first seed (default: the scenario's own, else 1)
+  --parallel N         runs side by side, each on its own proxy (default 1)
+  --profile P          auto | 1.3 | 2.0 (default: the scenario's, else auto)
+  --require-exit-0     a buyer exit code other than 0 is a FAIL
+  --json               print the scorecard as JSON instead of the table
+  --junit FILE         also write JUnit XML (one test case per scenario × check)
+  --html FILE          also write a self-contained HTML report with a timeline per scenario
+  -h, --help           this text
+
+Exit code: 0 every check passed, 1 a check failed (or is flaky), 2 bad usage or the buyer could not be started.`;
+
+export interface ExamIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+class UsageError extends Error {}
+
+function positiveInt(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag}: "${value}" is not a whole number of 1 or more`);
+  return n;
+}
+
+function duration(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value.trim());
+  if (!m || Number(m[1]) <= 0) throw new UsageError(`--${flag}: "${value}" is not a duration (use e.g. 60s, 500ms, 2m)`);
+  const n = Number(m[1]);
+  return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
+}
+
+export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; junit?: string; html?: string }) | 'help' {
+  const split = argv.indexOf('--');
+  const flags = split >= 0 ? argv.slice(0, split) : argv;
+  const command = split >= 0 ? argv.slice(split + 1) : [];
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: flags,
+      allowPositionals: false,
+      options: {
+        scenarios: { type: 'string' },
+        all: { type: 'boolean' },
+        target: { type: 'string' },
+        timeout: { type: 'string' },
+        seeds: { type: 'string' },
+        seed: { type: 'string' },
+        parallel: { type: 'string' },
+        profile: { type: 'string' },
+        'require-exit-0': { type: 'boolean' },
+        json: { type: 'boolean' },
+        junit: { type: 'string' },
+        html: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    throw new UsageError(split < 0 && /Unexpected argument/.test(message) ? `the buyer command goes after "--": aap-chaos exam [options] -- <buyer command…>` : message);
+  }
+  if (values.help) return 'help';
+  if (command.length === 0) throw new UsageError('no buyer command: put it after "--", e.g. aap-chaos exam -- python3 buyer.py');
+  if (values.all && values.scenarios !== undefined) throw new UsageError('--all and --scenarios exclude each other');
+  if (values.target !== undefined && !/^https?:\/\/[^/]/.test(values.target)) throw new UsageError(`--target: "${values.target}" is not an http:// or https:// URL`);
+  if (values.profile !== undefined && !['auto', '1.3', '2.0'].includes(values.profile)) throw new UsageError(`--profile: "${values.profile}" is not one of auto, 1.3, 2.0`);
+  let seed: number | undefined;
+  if (values.seed !== undefined) {
+    seed = Number(values.seed);
+    if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 31) throw new UsageError(`--seed: "${values.seed}" is not a whole number from 0 to 2147483647`);
+  }
+  return {
+    command,
+    scenarios: values.scenarios,
+    all: values.all,
+    target: values.target,
+    timeoutMs: duration(values.timeout, 'timeout', 60_000),
+    seeds: positiveInt(values.seeds, 'seeds', 1),
+    seed,
+    parallel: positiveInt(values.parallel, 'parallel', 1),
+    profile: values.profile as ExamOptions['profile'],
+    requireExit0: values['require-exit-0'] ?? false,
+    json: values.json ?? false,
+    junit: values.junit,
+    html: values.html,
+  };
+}
+
+/** Runs `aap-chaos exam` with the arguments after "exam"; resolves with the exit code. */
+export async function runExamCommand(argv: string[], io: ExamIo): Promise<number> {
+  let opts;
+  try {
+    opts = parseExamArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`aap-chaos exam: ${e.message}\n\nRun "aap-chaos exam --help" for usage.`);
+    return 2;
+  }
+  if (opts === 'help') {
+    io.out(EXAM_USAGE);
+    return 0;
+  }
+  let result;
+  try {
+    result = await runExam({ ...opts, progress: opts.json ? undefined : (line) => io.err(`exam: ${line}`) });
+  } catch (e) {
+    if (e instanceof BatteryError || e instanceof BuyerStartError) {
+      io.err(`aap-chaos exam: ${e.message}`);
+      return 2;
+    }
+    io.err(`aap-chaos exam: ${(e as Error)?.message ?? String(e)}`);
+    return 2;
+  }
+  const { scorecard } = result;
+  const files: [string | undefined, string, () => string][] = [
+    [opts.junit, '--junit', () => examJUnit(scorecard)],
+    [opts.html, '--html', () => examHtml(scorecard)],
+  ];
+  for (const [file, flag, render] of files) {
+    if (file === undefined) continue;
+    try {
+      await writeFile(file, render(), 'utf8');
+    } catch (e) {
+      io.err(`aap-chaos exam: ${flag}: cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      return 2;
+    }
+  }
+  io.out(opts.json ? JSON.stringify(scorecardJson(scorecard), null, 2) : formatScorecard(scorecard));
+  return scorecard.exitCode;
+}

@@ -1,0 +1,100 @@
+/**
+ * `aap-chaos exam`: for each scenario of the battery and each seed, a proxy of its own on free
+ * ports (in front of the target or a fresh embedded mock dealer), the buyer command run against
+ * it, the journal graded with the report's checks, the proxy stopped. Runs go side by side up to
+ * `parallel`; a buyer that cannot be started at all ends the exam.
+ */
+import { startRuntime } from '../runtime.js';
+import type { ProfileSetting } from '../proxy/profile.js';
+import { loadBattery, scenarioRefs, type BatteryScenario } from './battery.js';
+import { BuyerStartError, runBuyer } from './buyer-process.js';
+import { buildScorecard, gradeRun, type ExamRun, type Scorecard } from './scorecard.js';
+
+export interface ExamOptions {
+  /** The buyer command and its arguments, run without a shell. */
+  command: string[];
+  /** Comma-separated built-in names and scenario files (default: the default battery). */
+  scenarios?: string;
+  /** Every built-in scenario. */
+  all?: boolean;
+  /** The dealer to stand in front of (default: an embedded mock dealer per run). */
+  target?: string;
+  /** How long one buyer run may take before its process group is stopped. */
+  timeoutMs: number;
+  /** Seeds per scenario. */
+  seeds: number;
+  /** First seed (default: the scenario's own seed, else 1); further seeds count up from it. */
+  seed?: number;
+  /** Runs side by side. */
+  parallel: number;
+  /** A buyer exit code other than 0 is a FAIL. */
+  requireExit0: boolean;
+  profile?: ProfileSetting;
+  /** Told when a run starts and ends (the CLI prints progress on stderr). */
+  progress?: (line: string) => void;
+}
+
+export interface PlannedRun {
+  battery: BatteryScenario;
+  seed: number;
+}
+
+/** Scenario × seed, in battery order. */
+export function planRuns(battery: BatteryScenario[], opts: Pick<ExamOptions, 'seeds' | 'seed'>): PlannedRun[] {
+  return battery.flatMap((b) => {
+    const first = opts.seed ?? b.scenario.seed ?? 1;
+    return Array.from({ length: opts.seeds }, (_, i) => ({ battery: b, seed: first + i }));
+  });
+}
+
+async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> {
+  const { battery, seed } = planned;
+  const runtime = await startRuntime({ port: 0, adminPort: 0, target: opts.target, scenario: battery.scenario, seed, profile: opts.profile });
+  let buyer;
+  try {
+    buyer = await runBuyer(
+      opts.command,
+      {
+        AAP_DEALER_URL: runtime.url,
+        AAP_CHAOS_SCENARIO: battery.name,
+        AAP_CHAOS_ADMIN_URL: runtime.adminUrl,
+        AAP_CHAOS_SEED: String(seed),
+      },
+      opts.timeoutMs,
+    );
+  } finally {
+    // Every request has finished and journaled itself once the proxy is closed.
+    await runtime.close();
+  }
+  return gradeRun(battery.name, seed, buyer, runtime.report(), runtime.journal.all(), opts.requireExit0);
+}
+
+export interface ExamResult {
+  scorecard: Scorecard;
+  battery: BatteryScenario[];
+}
+
+export async function runExam(opts: ExamOptions): Promise<ExamResult> {
+  const battery = await loadBattery(await scenarioRefs(opts));
+  const planned = planRuns(battery, opts);
+  const runs: ExamRun[] = [];
+  let next = 0;
+  let startFailure: BuyerStartError | undefined;
+  const worker = async () => {
+    while (next < planned.length && !startFailure) {
+      const p = planned[next++]!;
+      opts.progress?.(`${p.battery.name} (seed ${p.seed}): running`);
+      try {
+        const run = await runOne(p, opts);
+        runs.push(run);
+        opts.progress?.(`${p.battery.name} (seed ${p.seed}): ${run.ok ? 'PASS' : 'FAIL'} in ${(run.buyer.durationMs / 1000).toFixed(1)} s`);
+      } catch (err) {
+        if (!(err instanceof BuyerStartError)) throw err;
+        startFailure = err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(opts.parallel, planned.length) }, worker));
+  if (startFailure) throw startFailure;
+  return { scorecard: buildScorecard(battery, runs, opts.requireExit0), battery };
+}

@@ -1,0 +1,68 @@
+/**
+ * The exam's scorecard as a person reads it in a terminal or a CI log: scenario × check matrix,
+ * the buyer's exit and run time per scenario, then what failed with its evidence and the tail of
+ * the buyer's output, then the overall verdict.
+ */
+import { describeExit, tailLines } from './buyer-process.js';
+import type { ExamRun, ScenarioCard, Scorecard } from './scorecard.js';
+
+/** Lines of buyer output shown per failed run. */
+const TAIL_LINES = 20;
+const EVIDENCE_SHOWN = 6;
+/** Longer output lines are cut here in the terminal; JSON and HTML keep them whole. */
+const LINE_CHARS = 200;
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function exitsOf(card: ScenarioCard): string {
+  return [...new Set(card.runs.map((r) => describeExit(r.buyer)))].join(' / ');
+}
+
+function failureLines(run: ExamRun): string[] {
+  const lines = [`FAIL ${run.scenario} (seed ${run.seed}), buyer ${describeExit(run.buyer)} after ${seconds(run.buyer.durationMs)}:`];
+  for (const [check, verdict] of Object.entries(run.verdicts)) {
+    if (verdict !== 'FAIL') continue;
+    const result = run.report.checks.find((c) => c.check === check && c.verdict === 'FAIL');
+    const why = result?.explanation ?? `the buyer ended with ${describeExit(run.buyer)}`;
+    const ids = run.evidence[check as keyof ExamRun['evidence']] ?? [];
+    const shown = ids.slice(0, EVIDENCE_SHOWN).join(' ') + (ids.length > EVIDENCE_SHOWN ? ` … (+${ids.length - EVIDENCE_SHOWN})` : '');
+    lines.push(`  ${check}: ${why}${ids.length ? `\n    evidence (journal ids): ${shown}` : ''}`);
+  }
+  for (const [name, text] of [['stderr', run.buyer.stderr], ['stdout', run.buyer.stdout]] as const) {
+    if (text.trim() === '') continue;
+    lines.push(`  buyer ${name}, last ${TAIL_LINES} lines:`, ...tailLines(text, TAIL_LINES).split('\n').map((l) => `    | ${l.length > LINE_CHARS ? `${l.slice(0, LINE_CHARS)}…` : l}`));
+  }
+  return lines;
+}
+
+export function formatScorecard(card: Scorecard): string {
+  const header = ['SCENARIO', ...card.checks, 'BUYER', 'TIME'];
+  const rows = card.scenarios.map((s) => [
+    s.runs.length > 1 ? `${s.scenario} ×${s.runs.length}` : s.scenario,
+    ...card.checks.map((c) => s.verdicts[c]),
+    exitsOf(s),
+    seconds(s.runs.reduce((sum, r) => sum + r.buyer.durationMs, 0)),
+  ]);
+  const lines = table([header, ...rows]);
+
+  const flaky = card.scenarios.filter((s) => s.flaky);
+  if (flaky.length > 0) {
+    lines.push('');
+    for (const s of flaky) {
+      const passed = s.runs.filter((r) => r.ok).map((r) => r.seed);
+      const failed = s.runs.filter((r) => !r.ok).map((r) => r.seed);
+      lines.push(`FLAKY ${s.scenario}: passes under seed ${passed.join(', ')}, fails under seed ${failed.join(', ')}`);
+    }
+  }
+  for (const s of card.scenarios) {
+    for (const run of s.runs.filter((r) => !r.ok)) lines.push('', ...failureLines(run));
+  }
+  const { pass, fail, flaky: flakyCells, not_exercised } = card.summary;
+  lines.push('', `${card.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed, ${flakyCells} flaky, ${not_exercised} not exercised (${card.scenarios.length} scenarios)`);
+  return lines.join('\n');
+}
