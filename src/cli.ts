@@ -10,6 +10,7 @@ import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem 
 import { watchScenarioFile } from './scenario/watch.js';
 import { runReportCommand } from './journal/report.js';
 import { runCtl } from './control/ctl.js';
+import { runCheckCommand } from './check/command.js';
 import { formatReport } from './journal/report-format.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
 
@@ -194,6 +195,23 @@ async function main(): Promise<void> {
         const argv = parsed as Record<string, any>;
         const thresholds = Object.fromEntries(THRESHOLD_NAMES.filter((n) => argv[flagName(n)] !== undefined).map((n) => [n, argv[flagName(n)]]));
         const result = await runReportCommand(argv.journal, { json: argv.json, junit: argv.junit, profile: argv.profile, extensionUri: argv.extensionUri, thresholds });
+        out(result.output);
+        process.exitCode = result.exitCode;
+      },
+    )
+    .command(
+      'check',
+      'probe a dealer agent for AAP conformance (under 30 s, a few dozen requests); exit 1 on a MUST violation',
+      (y) =>
+        y
+          .option('target', { type: 'string', demandOption: true, describe: 'dealer agent base URL (its card is at /.well-known/agent-card.json)' })
+          .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, default: 'auto' as const, describe: 'profile to hold the dealer to; auto reads the card' })
+          .option('rpc-url', { type: 'string', describe: "JSON-RPC URL to probe (default: the card's JSONRPC interface path on --target)" })
+          .option('probe-rate-limit', { type: 'boolean', default: false, describe: 'also send repeated calls until the dealer answers RATE_LIMITED' })
+          .option('json', { type: 'boolean', default: false, describe: 'print the result, with the wire record, as JSON' })
+          .option('junit', { type: 'string', describe: 'also write JUnit XML (one test case per rule) to this file' }),
+      async (argv) => {
+        const result = await runCheckCommand({ target: argv.target, profile: argv.profile, rpcUrl: argv.rpcUrl, probeRateLimit: argv.probeRateLimit, json: argv.json, junit: argv.junit });
         out(result.output);
         process.exitCode = result.exitCode;
       },
