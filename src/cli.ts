@@ -54,6 +54,7 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     maxInspectBytes: argv.maxInspectBytes,
     rewriteCard: argv.rewriteCard,
     dryRun: argv.dryRun,
+    checkDealer: argv.checkDealer,
     allowHeaderFaults: argv.allowHeaderFaults,
     journalFile: argv.journal,
     journalRing: argv.journalRing,
@@ -132,6 +133,7 @@ async function main(): Promise<void> {
           .option('max-inspect-bytes', { type: 'number', default: 1024 * 1024, describe: 'request bodies larger than this are forwarded without inspection' })
           .option('rewrite-card', { type: 'boolean', default: true, describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)' })
           .option('dry-run', { type: 'boolean', default: false, describe: 'decide and journal faults, but change nothing' })
+          .option('check-dealer', { type: 'boolean', default: false, describe: "check the dealer's replies against the AAP conformance rules (journaled; bytes unchanged)" })
           .option('allow-header-faults', { type: 'boolean', default: false, describe: 'let requests force a fault with x-aap-chaos: <rule id | AAP code>' })
           .option('admin-port', { type: 'number', default: 8081, describe: 'admin API port (0 = any free port)' })
           .option('admin-host', { type: 'string', default: '127.0.0.1', describe: 'admin API address (any non-loopback address needs --admin-token)' })

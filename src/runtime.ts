@@ -55,6 +55,8 @@ export interface RuntimeOptions {
   maxInspectBytes?: number;
   rewriteCard?: boolean;
   dryRun?: boolean;
+  /** Check the dealer's replies against the conformance rules (journal, metrics, events, report). */
+  checkDealer?: boolean;
   allowHeaderFaults?: boolean;
   /** JSONL file the journal is appended to. */
   journalFile?: string;
@@ -170,6 +172,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       extensionUri: opts.extensionUri,
       clientKey: opts.clientKey,
       dryRun: opts.dryRun,
+      checkDealer: opts.checkDealer,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();

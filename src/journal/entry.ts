@@ -4,6 +4,7 @@
  * No credentials and no lead.submit personal data ever appear: payloads are reduced to hashes.
  */
 import type { JsonRpcId } from '../protocol/envelopes.js';
+import type { Violation } from '../protocol/conformance/rules.js';
 
 export type ReplySource =
   | 'dealer' // the dealer's own reply, possibly modified (delay, patch, envelope, stream, bandwidth)
@@ -58,4 +59,6 @@ export interface JournalEntry {
   dry_run: boolean;
   /** True when the buyer went away before the reply was complete. */
   aborted?: boolean;
+  /** With --check-dealer: the rules the dealer's reply broke ([] when it was checked and kept them all). */
+  conformance?: Violation[];
 }

@@ -18,6 +18,7 @@ import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
 import { buildJournalEntry } from '../journal/facts.js';
 import { BuyerWatch, collect, looksLikeRpcError, noteError, pipeToBuyer, type Outcome } from './reply-io.js';
+import { dealerViolations, DealerReplyCopy, isCheckedRequest } from './dealer-check.js';
 
 /** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
 export const SOURCE_HEADER = 'x-aap-chaos-source';
@@ -41,6 +42,8 @@ export interface ProxyOptions {
   clientKey?: string;
   /** Decide and journal, but change nothing. */
   dryRun?: boolean;
+  /** Check what the dealer sends against the conformance rules (after the reply is out; bytes unchanged). */
+  checkDealer?: boolean;
 }
 
 export interface RequestObserver {
@@ -248,12 +251,14 @@ export class ChaosProxy {
     const up = await this.callDealer(res, request, forwardBody, buyer.signal, outcome, isCard);
     if (!up) return;
     outcome.status = up.statusCode;
+    const copy = (outcome.dealerCopy = this.dealerCopyFor(request, up.statusCode, up.headers));
     const headers = endToEndHeaders(up.headers);
     const contentType = String(headers['content-type'] ?? '');
 
     const wantsJson = isCard || plan.patches.length > 0 || plan.envelope !== undefined;
     if (wantsJson && contentType.includes('json')) {
       const raw = Buffer.concat(await collect(up.body as AsyncIterable<Buffer>));
+      copy?.push(raw);
       let bytes = raw;
       try {
         let json = JSON.parse(raw.toString('utf8')) as unknown;
@@ -276,6 +281,7 @@ export class ChaosProxy {
     if (wantsJson) outcome.notes.push(`reply not changed: content-type "${contentType}" is not JSON`);
 
     let stream: Readable = up.body;
+    if (copy) stream.on('data', (chunk: Buffer) => copy.push(chunk));
     if (plan.sse) {
       if (contentType.startsWith('text/event-stream')) stream = stream.pipe(sseFaults(plan.sse, request.id, this.profile.profile));
       else outcome.notes.push(`stream faults not applied: content-type "${contentType}" is not text/event-stream`);
@@ -300,6 +306,7 @@ export class ChaosProxy {
           onHead: (head: UpstreamHead) => {
             outcome.status = outcome.upstreamStatus = head.statusCode;
             outcome.upstreamMs = performance.now() - upstreamStart;
+            outcome.dealerCopy = this.dealerCopyFor(request, head.statusCode, head.headers);
             const headers = endToEndHeaders(head.headers);
             const ct = headers['content-type'];
             // A JSON reply may be the dealer's own error, which the journal names.
@@ -308,6 +315,7 @@ export class ChaosProxy {
             if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
           },
           onData: (chunk) => {
+            outcome.dealerCopy?.push(chunk);
             if (jsonChunks) {
               // Decided on the first chunk: a JSON-RPC reply names "error" before "result" only when
               // it is an error, so successes are never copied or parsed.
@@ -353,6 +361,11 @@ export class ChaosProxy {
       if (!signal.aborted) this.answerUnreachable(res, request, err, outcome);
       return undefined;
     }
+  }
+
+  /** With --check-dealer, a bounded copy of a reply the conformance rules look at. */
+  private dealerCopyFor(request: ClassifiedRequest, status: number, headers: import('node:http').IncomingHttpHeaders): DealerReplyCopy | undefined {
+    return this.opts.checkDealer && isCheckedRequest(request) ? new DealerReplyCopy(status, headers, this.opts.maxInspectBytes) : undefined;
   }
 
   private upstreamHeaders(request: ClassifiedRequest): Record<string, string | string[]> {
@@ -412,6 +425,8 @@ export class ChaosProxy {
       aborted,
       dryRun: this.dryRun,
     });
+    // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.
+    if (outcome.dealerCopy && !aborted) entry.conformance = dealerViolations(request, outcome.dealerCopy, this.profile);
     for (const o of this.observers) o.onRequestDone(entry);
   }
 
