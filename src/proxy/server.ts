@@ -19,6 +19,7 @@ import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transfo
 import { buildJournalEntry } from '../journal/facts.js';
 import { BuyerWatch, collect, looksLikeRpcError, noteError, pipeToBuyer, type Outcome } from './reply-io.js';
 import { dealerViolations, DealerReplyCopy, isCheckedRequest } from './dealer-check.js';
+import { CardHistory, cardReplacement, faultCard } from '../effects/card.js';
 
 /** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
 export const SOURCE_HEADER = 'x-aap-chaos-source';
@@ -57,6 +58,8 @@ export class ChaosProxy {
   /** Swapped atomically: a request reads it once and finishes under the engine it started with. */
   decider: Decider | undefined;
   observers: RequestObserver[] = [];
+  /** The dealer's cards as they passed through, for `card: { stale }`. */
+  readonly cardHistory = new CardHistory();
   dryRun: boolean;
   private readonly opts: Required<Pick<ProxyOptions, 'maxInspectBytes' | 'rewriteCard'>> & ProxyOptions;
   private readonly clientKeyHeader: string | undefined;
@@ -140,7 +143,7 @@ export class ChaosProxy {
       terminal = undefined;
       plan = PASS_THROUGH.plan;
     }
-    const isCard = this.opts.rewriteCard && request.httpMethod === 'GET' && isAgentCardPath(request.path);
+    const isCard = (this.opts.rewriteCard || plan.card !== undefined) && request.httpMethod === 'GET' && isAgentCardPath(request.path);
     // The buyer leaving cancels everything still pending for it: the dealer call, a delay, a hang.
     const buyer = new BuyerWatch(res);
     try {
@@ -248,6 +251,13 @@ export class ChaosProxy {
     buyer: BuyerWatch,
     outcome: Outcome,
   ): Promise<void> {
+    const replacement = plan.card && cardReplacement(plan.card);
+    if (replacement) {
+      outcome.source = 'injected';
+      outcome.status = replacement.status;
+      await this.sendBytes(res, replacement.status, { ...replacement.headers, 'content-length': replacement.body.length }, replacement.body, plan, buyer);
+      return;
+    }
     const up = await this.callDealer(res, request, forwardBody, buyer.signal, outcome, isCard);
     if (!up) return;
     outcome.status = up.statusCode;
@@ -264,7 +274,11 @@ export class ChaosProxy {
         let json = JSON.parse(raw.toString('utf8')) as unknown;
         if (isCard && json && typeof json === 'object' && !Array.isArray(json)) {
           this.profile.observeCard(json);
-          json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, this.forwarder.basePath);
+          this.cardHistory.record(json);
+          if (plan.card) json = faultCard(json, plan.card, this.cardHistory, outcome.notes);
+          // After a card fault too: a changed card must not send buyers around the proxy.
+          if (this.opts.rewriteCard && json && typeof json === 'object' && !Array.isArray(json))
+            json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, this.forwarder.basePath);
         }
         json = applyJsonPlan(json, plan, this.profile.profile, outcome.notes);
         noteError(outcome, json);
