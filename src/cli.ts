@@ -10,7 +10,6 @@ import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem 
 import { watchScenarioFile } from './scenario/watch.js';
 import { runReportCommand } from './journal/report.js';
 import { runCtl } from './control/ctl.js';
-import { runCheckCommand } from './check/command.js';
 import { formatReport } from './journal/report-format.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
 
@@ -213,6 +212,8 @@ async function main(): Promise<void> {
           .option('json', { type: 'boolean', default: false, describe: 'print the result, with the wire record, as JSON' })
           .option('junit', { type: 'string', describe: 'also write JUnit XML (one test case per rule) to this file' }),
       async (argv) => {
+        // Loaded on use: the probe's modules cost the other commands nothing at start-up.
+        const { runCheckCommand } = await import('./check/command.js');
         const result = await runCheckCommand({ target: argv.target, profile: argv.profile, rpcUrl: argv.rpcUrl, probeRateLimit: argv.probeRateLimit, json: argv.json, junit: argv.junit });
         out(result.output);
         process.exitCode = result.exitCode;
