@@ -53,6 +53,7 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     maxInspectBytes: argv.maxInspectBytes,
     rewriteCard: argv.rewriteCard,
     dryRun: argv.dryRun,
+    checkDealer: argv.checkDealer,
     allowHeaderFaults: argv.allowHeaderFaults,
     journalFile: argv.journal,
     journalRing: argv.journalRing,
@@ -139,6 +140,7 @@ async function main(): Promise<void> {
           .option('max-inspect-bytes', { type: 'number', default: 1024 * 1024, describe: 'request bodies larger than this are forwarded without inspection' })
           .option('rewrite-card', { type: 'boolean', default: true, describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)' })
           .option('dry-run', { type: 'boolean', default: false, describe: 'decide and journal faults, but change nothing' })
+          .option('check-dealer', { type: 'boolean', default: false, describe: "check the dealer's replies against the AAP conformance rules (journaled; bytes unchanged)" })
           .option('allow-header-faults', { type: 'boolean', default: false, describe: 'let requests force a fault with x-aap-chaos: <rule id | AAP code>' })
           .option('admin-port', { type: 'number', default: 8081, describe: 'admin API port (0 = any free port)' })
           .option('admin-host', { type: 'string', default: '127.0.0.1', describe: 'admin API address (any non-loopback address needs --admin-token)' })
@@ -204,6 +206,25 @@ async function main(): Promise<void> {
         const argv = parsed as Record<string, any>;
         const thresholds = Object.fromEntries(THRESHOLD_NAMES.filter((n) => argv[flagName(n)] !== undefined).map((n) => [n, argv[flagName(n)]]));
         const result = await runReportCommand(argv.journal, { json: argv.json, junit: argv.junit, profile: argv.profile, extensionUri: argv.extensionUri, thresholds });
+        out(result.output);
+        process.exitCode = result.exitCode;
+      },
+    )
+    .command(
+      'check',
+      'probe a dealer agent for AAP conformance (under 30 s, a few dozen requests); exit 1 on a MUST violation',
+      (y) =>
+        y
+          .option('target', { type: 'string', demandOption: true, describe: 'dealer agent base URL (its card is at /.well-known/agent-card.json)' })
+          .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, default: 'auto' as const, describe: 'profile to hold the dealer to; auto reads the card' })
+          .option('rpc-url', { type: 'string', describe: "JSON-RPC URL to probe (default: the card's JSONRPC interface path on --target)" })
+          .option('probe-rate-limit', { type: 'boolean', default: false, describe: 'also send repeated calls until the dealer answers RATE_LIMITED' })
+          .option('json', { type: 'boolean', default: false, describe: 'print the result, with the wire record, as JSON' })
+          .option('junit', { type: 'string', describe: 'also write JUnit XML (one test case per rule) to this file' }),
+      async (argv) => {
+        // Loaded on use: the probe's modules cost the other commands nothing at start-up.
+        const { runCheckCommand } = await import('./check/command.js');
+        const result = await runCheckCommand({ target: argv.target, profile: argv.profile, rpcUrl: argv.rpcUrl, probeRateLimit: argv.probeRateLimit, json: argv.json, junit: argv.junit });
         out(result.output);
         process.exitCode = result.exitCode;
       },

@@ -67,3 +67,6 @@ export type { Scenario, Rule } from './scenario/load.js';
 export type { ProfileSetting } from './proxy/profile.js';
 export type { Profile } from './protocol/codes.js';
 export type { DroppedNotice } from './control/events.js';
+export { runCheck, type CheckOptions, type CheckReport, type RuleResult, type RuleVerdict } from './check/run-check.js';
+export { CONFORMANCE_RULES, checkCard, checkReply, violationsOf, type ConformanceRule, type Exchange, type Finding, type Violation } from './protocol/conformance/index.js';
+export type { DealerConformanceSection } from './journal/dealer-conformance.js';

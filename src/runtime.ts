@@ -56,6 +56,8 @@ export interface RuntimeOptions {
   maxInspectBytes?: number;
   rewriteCard?: boolean;
   dryRun?: boolean;
+  /** Check the dealer's replies against the conformance rules (journal, metrics, events, report). */
+  checkDealer?: boolean;
   allowHeaderFaults?: boolean;
   /** JSONL file the journal is appended to. */
   journalFile?: string;
@@ -175,6 +177,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       clientKey: opts.clientKey,
       dryRun: opts.dryRun,
       sessionHeader: opts.sessionHeader,
+      checkDealer: opts.checkDealer,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();

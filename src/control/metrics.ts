@@ -21,6 +21,7 @@ export class ChaosMetrics implements RequestObserver {
   private readonly faults: Counter<'rule' | 'effect'>;
   private readonly upstreamLatency: Histogram;
   private readonly journalDrops: Counter<'sink'>;
+  private readonly dealerViolations: Counter<'rule' | 'severity'>;
   private readonly requestCounters = new Map<string, { inc(): void }>();
   /** Effect keys of each rule, per engine: a swap brings its own rules. */
   private readonly effectsByRule = new WeakMap<ScenarioEngine, Map<string, string[]>>();
@@ -54,6 +55,12 @@ export class ChaosMetrics implements RequestObserver {
         this.set(engineOf()?.activeFaults() ?? 0);
       },
     });
+    this.dealerViolations = new Counter({
+      name: 'aap_chaos_dealer_violations_total',
+      help: 'Conformance rules the dealer broke in its replies (with --check-dealer), by rule id and severity.',
+      labelNames: ['rule', 'severity'],
+      registers,
+    });
     this.journalDrops = new Counter({
       name: 'aap_chaos_journal_dropped_total',
       help: 'Journal lines that did not reach a sink: the JSONL file (disk too slow or failing) or a slow /events client.',
@@ -77,6 +84,7 @@ export class ChaosMetrics implements RequestObserver {
     }
     counter.inc();
     if (entry.upstream_ms !== undefined) this.upstreamLatency.observe(entry.upstream_ms / 1000);
+    if (entry.conformance) for (const v of entry.conformance) this.dealerViolations.inc({ rule: v.rule, severity: v.severity });
     if (entry.dry_run || entry.fired.length === 0) return;
     const engine = this.currentEngine();
     const effects = engine ? this.ruleEffects(engine) : undefined;

@@ -7,6 +7,7 @@
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Profile } from '../protocol/codes.js';
 import type { JsonRpcErrorResponse } from '../protocol/envelopes.js';
+import type { CardPlan } from './card.js';
 
 export interface EffectContext {
   request: ClassifiedRequest;
@@ -45,6 +46,8 @@ export interface ReplyPlan {
   envelope?: { shuffle?: boolean; unknown_detail?: boolean; random: () => number };
   sse?: { delay_ms?: number; cut_after?: number; error_after?: number };
   bytesPerSecond?: number;
+  /** Agent-card faults (only on GET of the card). */
+  card?: CardPlan;
 }
 
 export function emptyPlan(): ReplyPlan {

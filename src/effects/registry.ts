@@ -11,6 +11,7 @@ import { createRateLimitEffect } from './rate-limit.js';
 import { createHttpEffect } from './http.js';
 import { createNetworkEffect } from './network.js';
 import { createDelayEffect } from './delay.js';
+import { createCardEffect } from './card.js';
 import { createBandwidthEffect, createEnvelopeEffect, createPatchEffect, createStreamEffect } from './reply-modifiers.js';
 
 export const TERMINAL_EFFECTS: Record<TerminalEffectKey, (rule: Rule) => TerminalEffect> = {
@@ -29,6 +30,7 @@ export const MODIFIER_EFFECTS: Record<ModifierEffectKey, (rule: Rule) => Modifie
   envelope: createEnvelopeEffect,
   stream: createStreamEffect,
   bandwidth: createBandwidthEffect,
+  card: createCardEffect,
 };
 
 export function effectsOf(rule: Rule): { terminal?: TerminalEffect; modifiers: ModifierEffect[] } {

@@ -48,7 +48,7 @@ export const PASS_THROUGH: Decision = Object.freeze({
 
 /** True when a plan leaves the dealer's reply exactly as it is. */
 export function planIsEmpty(plan: ReplyPlan): boolean {
-  return plan.delayMs === 0 && plan.patches.length === 0 && !plan.envelope && !plan.sse && !plan.bytesPerSecond;
+  return plan.delayMs === 0 && plan.patches.length === 0 && !plan.envelope && !plan.sse && !plan.bytesPerSecond && !plan.card;
 }
 
 /** Per-rule counters, as `/status` and `ctl status` show them. */

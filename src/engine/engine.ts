@@ -13,6 +13,7 @@ import { PASS_THROUGH, type Decision, type DecisionInput, type RuleStatus, type 
 import { compileMatch, RuleIndex, type CompiledMatch } from './match.js';
 import { fires } from './when.js';
 import { SessionTable, type KeyState, type SessionState } from './sessions.js';
+import { isAgentCardPath } from '../protocol/agent-card.js';
 
 /** Request header that forces one fault when --allow-header-faults is on. */
 export const FAULT_HEADER = 'x-aap-chaos';
@@ -51,7 +52,10 @@ function keyFunction(key: string | undefined): (r: ClassifiedRequest) => string 
 
 function compileRule(def: Rule): CompiledRule {
   const { terminal, modifiers } = effectsOf(def);
-  return { id: def.id, def, enabled: def.enabled ?? true, match: compileMatch(def.match), keyOf: keyFunction(def.key), terminal, modifiers, matched: 0, fired: 0 };
+  const match = compileMatch(def.match);
+  // Card faults are about the agent card alone: such a rule never meets any other request.
+  if (def.card !== undefined) match.predicates.push((r) => r.httpMethod === 'GET' && isAgentCardPath(r.path));
+  return { id: def.id, def, enabled: def.enabled ?? true, match, keyOf: keyFunction(def.key), terminal, modifiers, matched: 0, fired: 0 };
 }
 
 export function randomSeed(): number {

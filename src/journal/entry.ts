@@ -4,6 +4,7 @@
  * No credentials and no lead.submit personal data ever appear: payloads are reduced to hashes.
  */
 import type { JsonRpcId } from '../protocol/envelopes.js';
+import type { Violation } from '../protocol/conformance/rules.js';
 
 export type ReplySource =
   | 'dealer' // the dealer's own reply, possibly modified (delay, patch, envelope, stream, bandwidth)
@@ -65,6 +66,8 @@ export interface JournalEntry {
    * envelope the buyer got. Bounded: past 4 KiB only `code` and a shortened `message` are kept.
    */
   reply_error?: ReplyErrorRecord;
+  /** With --check-dealer: the rules the dealer's reply broke ([] when it was checked and kept them all). */
+  conformance?: Violation[];
 }
 
 export interface ReplyErrorRecord {

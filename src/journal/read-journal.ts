@@ -47,6 +47,7 @@ const ENTRY_SHAPE = {
     retry_after_ms: { type: 'number', minimum: 0 },
     retry_after_seconds: { type: 'number', minimum: 0 },
     aborted: { type: 'boolean' },
+    conformance: { type: 'array', items: { type: 'object', required: ['rule', 'severity'], properties: { rule: { type: 'string' }, severity: { enum: ['MUST', 'SHOULD'] } } } },
   },
 } as const;
 

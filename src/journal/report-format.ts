@@ -4,6 +4,7 @@
  */
 import { plural } from './checks/check.js';
 import type { Report } from './report.js';
+import { formatDealerConformance } from './dealer-conformance.js';
 
 /** Evidence ids shown per row; the JSON and JUnit outputs always carry all of them. */
 const EVIDENCE_SHOWN = 10;
@@ -22,7 +23,8 @@ function evidenceLine(ids: string[]): string {
 }
 
 export function formatReport(report: Report): string {
-  if (report.checks.length === 0) return 'aap-chaos report: the journal holds no buyer requests; nothing to grade.';
+  const dealer = report.dealer_conformance ? formatDealerConformance(report.dealer_conformance) : [];
+  if (report.checks.length === 0) return ['aap-chaos report: the journal holds no buyer requests; nothing to grade.', ...dealer].join('\n');
   const lines = table([[...HEADER], ...report.checks.map((c) => [c.check, c.client, c.verdict, c.explanation])]);
 
   const withEvidence = report.checks.filter((c) => c.evidence.length > 0);
@@ -33,5 +35,5 @@ export function formatReport(report: Report): string {
 
   const { pass, fail, not_exercised } = report.summary;
   lines.push('', `${report.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed, ${not_exercised} not exercised (${plural(report.clients.length, 'client')})`);
-  return lines.join('\n');
+  return [...lines, ...dealer].join('\n');
 }

@@ -9,6 +9,7 @@ import type { JournalEntry } from './entry.js';
 import { toJUnit } from './junit.js';
 import { JournalReadError, readJournal } from './read-journal.js';
 import { formatReport } from './report-format.js';
+import { dealerConformanceSection, type DealerConformanceSection } from './dealer-conformance.js';
 import { resolveThresholds, ThresholdError, type Thresholds } from './thresholds.js';
 
 export type { CheckName, Verdict } from './checks/index.js';
@@ -39,6 +40,8 @@ export interface Report {
   summary: { pass: number; fail: number; not_exercised: number };
   /** False when any check failed. */
   ok: boolean;
+  /** What --check-dealer found in the dealer's replies; absent when the run did not check. Never changes `ok`. */
+  dealer_conformance?: DealerConformanceSection;
 }
 
 /** Groups JSON-RPC requests by client, each group in start order (ULIDs break ties). */
@@ -65,7 +68,8 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
   }
   const count = (verdict: Verdict): number => checks.filter((c) => c.verdict === verdict).length;
   const summary = { pass: count('PASS'), fail: count('FAIL'), not_exercised: count('NOT EXERCISED') };
-  return { generated_at: new Date().toISOString(), clients, checks, summary, ok: summary.fail === 0 };
+  const dealer = dealerConformanceSection(entries);
+  return { generated_at: new Date().toISOString(), clients, checks, summary, ok: summary.fail === 0, ...(dealer ? { dealer_conformance: dealer } : {}) };
 }
 
 export interface ReportCommandOptions extends ReportOptions {

@@ -17,6 +17,8 @@ export class ProfileTracker {
   extensionUri: string;
   /** Where the current values came from: the flag, the dealer's card, or the fallback. */
   origin: 'flag' | 'card' | 'default';
+  /** Whether the dealer's card marks its AAP extension required (undefined until a card is seen). */
+  extensionRequired: boolean | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** What the dealer's card declared last, if one was seen. */
   private cardUri: string | undefined;
@@ -83,6 +85,7 @@ export class ProfileTracker {
     const ext = findAapExtension(card);
     if (!ext) return;
     this.cardUri = ext.uri;
+    this.extensionRequired = ext.required;
     this.cardProfile = ext.profile;
     if (this.setting === 'auto') {
       this.profile = ext.profile;

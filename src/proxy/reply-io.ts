@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { JsonRpcError } from '../protocol/envelopes.js';
 import type { ReplyFacts } from '../journal/facts.js';
+import type { DealerReplyCopy } from './dealer-check.js';
 
 /**
  * Watches for the buyer going away before its reply is complete. The AbortSignal that delays,
@@ -46,6 +47,8 @@ export interface Outcome extends ReplyFacts {
   status?: number;
   /** Chunks of a small JSON reply from the dealer, parsed only when the journal is written. */
   dealerJson?: Buffer[];
+  /** With --check-dealer: what the dealer sent, bounded, checked once the reply is out. */
+  dealerCopy?: DealerReplyCopy;
 }
 
 /** Whether the start of a JSON reply has an "error" member before any "result" member. */

@@ -20,6 +20,8 @@ import { buildJournalEntry } from '../journal/facts.js';
 import { sessionOf } from './session-header.js';
 import { DEFAULT_SESSION_HEADER } from '../engine/sessions.js';
 import { BuyerWatch, collect, looksLikeRpcError, noteError, pipeToBuyer, type Outcome } from './reply-io.js';
+import { dealerViolations, DealerReplyCopy, isCheckedRequest } from './dealer-check.js';
+import { CardHistory, cardReplacement, faultCard } from '../effects/card.js';
 
 /** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
 export const SOURCE_HEADER = 'x-aap-chaos-source';
@@ -45,6 +47,8 @@ export interface ProxyOptions {
   dryRun?: boolean;
   /** Request header naming the session whose rule state, journal and report a request belongs to. */
   sessionHeader?: string;
+  /** Check what the dealer sends against the conformance rules (after the reply is out; bytes unchanged). */
+  checkDealer?: boolean;
 }
 
 export interface RequestObserver {
@@ -58,6 +62,8 @@ export class ChaosProxy {
   /** Swapped atomically: a request reads it once and finishes under the engine it started with. */
   decider: Decider | undefined;
   observers: RequestObserver[] = [];
+  /** The dealer's cards as they passed through, for `card: { stale }`. */
+  readonly cardHistory = new CardHistory();
   dryRun: boolean;
   private readonly opts: Required<Pick<ProxyOptions, 'maxInspectBytes' | 'rewriteCard'>> & ProxyOptions;
   private readonly clientKeyHeader: string | undefined;
@@ -145,7 +151,7 @@ export class ChaosProxy {
       terminal = undefined;
       plan = PASS_THROUGH.plan;
     }
-    const isCard = this.opts.rewriteCard && request.httpMethod === 'GET' && isAgentCardPath(request.path);
+    const isCard = (this.opts.rewriteCard || plan.card !== undefined) && request.httpMethod === 'GET' && isAgentCardPath(request.path);
     // The buyer leaving cancels everything still pending for it: the dealer call, a delay, a hang.
     const buyer = new BuyerWatch(res);
     try {
@@ -253,21 +259,34 @@ export class ChaosProxy {
     buyer: BuyerWatch,
     outcome: Outcome,
   ): Promise<void> {
+    const replacement = plan.card && cardReplacement(plan.card);
+    if (replacement) {
+      outcome.source = 'injected';
+      outcome.status = replacement.status;
+      await this.sendBytes(res, replacement.status, { ...replacement.headers, 'content-length': replacement.body.length }, replacement.body, plan, buyer);
+      return;
+    }
     const up = await this.callDealer(res, request, forwardBody, buyer.signal, outcome, isCard);
     if (!up) return;
     outcome.status = up.statusCode;
+    const copy = (outcome.dealerCopy = this.dealerCopyFor(request, up.statusCode, up.headers));
     const headers = endToEndHeaders(up.headers);
     const contentType = String(headers['content-type'] ?? '');
 
     const wantsJson = isCard || plan.patches.length > 0 || plan.envelope !== undefined;
     if (wantsJson && contentType.includes('json')) {
       const raw = Buffer.concat(await collect(up.body as AsyncIterable<Buffer>));
+      copy?.push(raw);
       let bytes = raw;
       try {
         let json = JSON.parse(raw.toString('utf8')) as unknown;
         if (isCard && json && typeof json === 'object' && !Array.isArray(json)) {
           this.profile.observeCard(json);
-          json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, this.forwarder.basePath);
+          this.cardHistory.record(json);
+          if (plan.card) json = faultCard(json, plan.card, this.cardHistory, outcome.notes);
+          // After a card fault too: a changed card must not send buyers around the proxy.
+          if (this.opts.rewriteCard && json && typeof json === 'object' && !Array.isArray(json))
+            json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, this.forwarder.basePath);
         }
         json = applyJsonPlan(json, plan, this.profile.profile, outcome.notes);
         noteError(outcome, json);
@@ -284,6 +303,7 @@ export class ChaosProxy {
     if (wantsJson) outcome.notes.push(`reply not changed: content-type "${contentType}" is not JSON`);
 
     let stream: Readable = up.body;
+    if (copy) stream.on('data', (chunk: Buffer) => copy.push(chunk));
     if (plan.sse) {
       if (contentType.startsWith('text/event-stream')) stream = stream.pipe(sseFaults(plan.sse, request.id, this.profile.profile));
       else outcome.notes.push(`stream faults not applied: content-type "${contentType}" is not text/event-stream`);
@@ -308,6 +328,7 @@ export class ChaosProxy {
           onHead: (head: UpstreamHead) => {
             outcome.status = outcome.upstreamStatus = head.statusCode;
             outcome.upstreamMs = performance.now() - upstreamStart;
+            outcome.dealerCopy = this.dealerCopyFor(request, head.statusCode, head.headers);
             const headers = endToEndHeaders(head.headers);
             const ct = headers['content-type'];
             // A JSON reply may be the dealer's own error, which the journal names.
@@ -316,6 +337,7 @@ export class ChaosProxy {
             if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
           },
           onData: (chunk) => {
+            outcome.dealerCopy?.push(chunk);
             if (jsonChunks) {
               // Decided on the first chunk: a JSON-RPC reply names "error" before "result" only when
               // it is an error, so successes are never copied or parsed.
@@ -361,6 +383,11 @@ export class ChaosProxy {
       if (!signal.aborted) this.answerUnreachable(res, request, err, outcome);
       return undefined;
     }
+  }
+
+  /** With --check-dealer, a bounded copy of a reply the conformance rules look at. */
+  private dealerCopyFor(request: ClassifiedRequest, status: number, headers: import('node:http').IncomingHttpHeaders): DealerReplyCopy | undefined {
+    return this.opts.checkDealer && isCheckedRequest(request) ? new DealerReplyCopy(status, headers, this.opts.maxInspectBytes) : undefined;
   }
 
   private upstreamHeaders(request: ClassifiedRequest): Record<string, string | string[]> {
@@ -421,6 +448,8 @@ export class ChaosProxy {
       dryRun: this.dryRun,
       session,
     });
+    // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.
+    if (outcome.dealerCopy && !aborted) entry.conformance = dealerViolations(request, outcome.dealerCopy, this.profile);
     for (const o of this.observers) o.onRequestDone(entry);
   }
 

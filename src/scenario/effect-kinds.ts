@@ -6,7 +6,7 @@
 import type { AapCode, ErrorSpec, Rule } from './types.generated.js';
 
 export const TERMINAL_EFFECTS = ['error', 'a2a_error', 'require', 'rate_limit', 'http', 'network'] as const;
-export const MODIFIER_EFFECTS = ['delay', 'patch', 'envelope', 'stream', 'bandwidth'] as const;
+export const MODIFIER_EFFECTS = ['delay', 'patch', 'envelope', 'stream', 'bandwidth', 'card'] as const;
 
 export type TerminalEffectKey = (typeof TERMINAL_EFFECTS)[number];
 export type ModifierEffectKey = (typeof MODIFIER_EFFECTS)[number];

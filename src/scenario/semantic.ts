@@ -47,6 +47,9 @@ export function semanticProblems(document: unknown): LocatedMessage[] {
     if (isObject(when) && typeof when.from_s === 'number' && typeof when.until_s === 'number' && when.until_s <= when.from_s)
       report(at('when', 'until_s'), `until_s (${when.until_s}) must be greater than from_s (${when.from_s})`);
 
+    if (isObject(rule.card) && rule.card.http !== undefined && rule.card.malformed_json !== undefined)
+      report(at('card', 'malformed_json'), 'card: http and malformed_json both replace the card; keep one', 'key');
+
     const delay = rule.delay;
     if (isObject(delay) && delay.distribution === 'fixed' && typeof delay.jitter_ms === 'number' && delay.jitter_ms > 0)
       report(at('delay', 'jitter_ms'), 'jitter_ms has no effect with distribution "fixed"', 'key');

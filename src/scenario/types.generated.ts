@@ -69,7 +69,7 @@ export type NetworkEffect = ("reset" | "hang" | "malformed_json") | NetworkSpec;
 export type PatchEffect = [PatchOperation, ...PatchOperation[]];
 
 /**
- * An aap-chaos scenario: an ordered list of rules that decide which faults a buyer agent meets. Rules are evaluated in order; every rule that matches and fires adds its modifiers (delay, patch, envelope, stream, bandwidth); the first terminal effect (error, a2a_error, require, rate_limit, http, network) ends evaluation.
+ * An aap-chaos scenario: an ordered list of rules that decide which faults a buyer agent meets. Rules are evaluated in order; every rule that matches and fires adds its modifiers (delay, patch, envelope, stream, bandwidth, card); the first terminal effect (error, a2a_error, require, rate_limit, http, network) ends evaluation.
  */
 export interface Scenario {
   /**
@@ -194,6 +194,7 @@ export interface Rule {
   envelope?: EnvelopeEffect;
   stream?: StreamEffect;
   bandwidth?: BandwidthEffect;
+  card?: CardEffect;
 }
 /**
  * Conditions on the request; all must hold. Omit `match` to match every request.
@@ -489,6 +490,38 @@ export interface BandwidthEffect {
    * Throughput cap in bytes per second.
    */
   bytes_per_s: number;
+}
+/**
+ * Faults of the agent card (GET /.well-known/agent-card.json); a rule with `card` matches only card requests. delay: latency first; http or malformed_json: a reply instead of the card (not both); stale: an older card instead of the current one; patch: RFC 6902 operations on the card served. The interface URLs are still pointed at the proxy after stale and patch (unless --no-rewrite-card).
+ *
+ * This interface was referenced by `Scenario`'s JSON-Schema
+ * via the `definition` "CardEffect".
+ */
+export interface CardEffect {
+  delay?: DelayEffect;
+  http?: HttpEffect;
+  /**
+   * true: a 200 application/json reply whose body stops in the middle of the card.
+   */
+  malformed_json?: true;
+  patch?: PatchEffect;
+  stale?: CardStale;
+}
+/**
+ * Serve an older card: exactly one of minutes (the dealer's card as the proxy saw it that many minutes ago; the oldest one seen when none is that old) or card (a fixed copy).
+ *
+ * This interface was referenced by `Scenario`'s JSON-Schema
+ * via the `definition` "CardStale".
+ */
+export interface CardStale {
+  /**
+   * How many minutes old the card served is (fractions allowed).
+   */
+  minutes?: number;
+  /**
+   * A fixed card to serve instead of the dealer's.
+   */
+  card?: {};
 }
 /**
  * Thresholds the buyer-behaviour report grades against.

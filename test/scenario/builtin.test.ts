@@ -8,6 +8,7 @@ import { terminalEffectsOf } from '../../src/scenario/effect-kinds.js';
 
 const EXPECTED = [
   'activation-required',
+  'card-chaos',
   'demo',
   'flaky-internal',
   'full-gauntlet',
@@ -58,6 +59,8 @@ t.test('each scenario uses the effects its name promises', async (t) => {
   t.ok((await effectsOf('inventory-churn')).includes('patch'));
   t.ok((await effectsOf('lossy-envelope')).includes('envelope'));
   t.ok((await effectsOf('stream-chaos')).every((e) => e === 'stream'));
+  const card = await loadScenarioRef('card-chaos');
+  t.ok(card.ok && card.scenario.rules!.every((r) => r.card !== undefined && terminalEffectsOf(r).length === 0 && !['delay', 'patch', 'envelope', 'stream', 'bandwidth'].some((k) => k in r)), 'card-chaos has card effects only');
   t.ok((await effectsOf('slow-dealer')).every((e) => e === 'delay' || e === 'bandwidth'));
   const network = await effectsOf('network-chaos');
   t.ok(network.includes('network') && network.includes('http'));
