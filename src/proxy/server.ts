@@ -14,6 +14,7 @@ import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engin
 import type { JournalEntry } from '../journal/entry.js';
 import { describeUpstreamError, endToEndHeaders, Forwarder, type UpstreamHead } from './forward.js';
 import { readRequestBody } from './body.js';
+import { endConnection, resetConnection } from './connection-faults.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
 import { buildJournalEntry } from '../journal/facts.js';
@@ -192,8 +193,7 @@ export class ChaosProxy {
       }
       case 'reset':
         outcome.status = 0;
-        // Drop any unread request bytes first so the RST is not preceded by a graceful close.
-        req.socket.resetAndDestroy();
+        await resetConnection(res);
         return;
       case 'hang':
         outcome.status = 0;
@@ -202,7 +202,7 @@ export class ChaosProxy {
         } catch {
           return; // the buyer gave up first
         }
-        req.socket.destroy();
+        res.destroy(); // Node waits until earlier pipelined replies are out
         return;
       case 'malformed_json': {
         const bytes = malformedJsonBody(request.id);
@@ -222,7 +222,7 @@ export class ChaosProxy {
             if (room > 0) res.write(chunk.subarray(0, room));
             up.body.destroy();
             // The bytes written so far still go out; then the connection closes mid-body.
-            res.socket?.end();
+            await endConnection(res);
             return;
           }
           res.write(chunk);
