@@ -10,6 +10,7 @@ import type { Journal } from '../journal/journal.js';
 import type { Report } from '../journal/report.js';
 import type { RuntimeStatus, ScenarioInput } from '../runtime.js';
 import { bearerTokenMatches } from './auth.js';
+import { adminRequestRefusal } from './admin-guard.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 
@@ -125,7 +126,7 @@ const routes: Route[] = [
 
 export async function startAdminServer(surface: ControlSurface, opts: AdminServerOptions): Promise<AdminServer> {
   const server = http.createServer((req, res) => {
-    handleRequest(surface, opts.token, req, res).catch((err: unknown) => {
+    handleRequest(surface, opts, req, res).catch((err: unknown) => {
       process.emitWarning(`aap-chaos: admin request failed: ${(err as Error)?.message ?? String(err)}`);
       if (!res.headersSent) sendJson(res, 500, { error: { message: 'internal error in the admin API' } });
       else res.destroy();
@@ -133,6 +134,8 @@ export async function startAdminServer(surface: ControlSurface, opts: AdminServe
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(req.url ?? '/', 'http://admin').pathname;
+    const refusal = adminRequestRefusal(req, opts, true);
+    if (refusal) return refuseUpgrade(socket, refusal.status, refusal.message);
     if (path !== '/events') return refuseUpgrade(socket, 404, `no WebSocket at ${path}; live events are at /events`);
     if (opts.token && !bearerTokenMatches(req.headers.authorization, opts.token)) return refuseUpgrade(socket, 401, UNAUTHORIZED);
     surface.hub.accept(req, socket, head);
@@ -159,8 +162,10 @@ export async function startAdminServer(surface: ControlSurface, opts: AdminServe
 
 const UNAUTHORIZED = 'missing or wrong admin token: send "Authorization: Bearer <token>"';
 
-async function handleRequest(surface: ControlSurface, token: string | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleRequest(surface: ControlSurface, { token, ...guard }: AdminServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
+    const refusal = adminRequestRefusal(req, guard);
+    if (refusal) throw new ApiError(refusal.status, refusal.message);
     if (token && !bearerTokenMatches(req.headers.authorization, token)) throw new ApiError(401, UNAUTHORIZED, undefined, { 'www-authenticate': 'Bearer' });
     const url = new URL(req.url ?? '/', 'http://admin');
     const onPath = routes.map((r) => ({ route: r, m: r.path.exec(url.pathname) })).filter((x) => x.m);

@@ -97,7 +97,7 @@ const VERBS: Record<Verb, (call: VerbCall) => Promise<void>> = {
     out(ruleLine((await api.json('PATCH', `/rules/${encodeURIComponent(arg)}`, jsonBody({ enabled: false }))) as RuleStatus));
   },
   async reset({ api, out }) {
-    await api.json('POST', '/reset');
+    await api.json('POST', '/reset', jsonBody({}));
     out('counters, rate-limit state and the journal ring are reset');
   },
   async journal({ api, flags, out }) {
