@@ -13,6 +13,7 @@ import { PASS_THROUGH, type Decision, type DecisionInput, type RuleStatus, type 
 import { compileMatch, RuleIndex, type CompiledMatch } from './match.js';
 import { fires, type KeyCounters } from './when.js';
 import { SeededRandom } from './random.js';
+import { boundText } from '../journal/bounds.js';
 
 /** Request header that forces one fault when --allow-header-faults is on. */
 export const FAULT_HEADER = 'x-aap-chaos';
@@ -49,7 +50,8 @@ function keyFunction(key: string | undefined): (r: ClassifiedRequest) => string 
   const name = key.slice('header:'.length).toLowerCase();
   return (r) => {
     const v = r.headers[name];
-    return (Array.isArray(v) ? v[0] : v) ?? '(absent)';
+    // A buyer picks this value: a long one is remembered by its start and a hash.
+    return boundText((Array.isArray(v) ? v[0] : v) ?? '(absent)');
   };
 }
 

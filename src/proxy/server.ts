@@ -18,6 +18,7 @@ import { endConnection, resetConnection } from './connection-faults.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
 import { buildJournalEntry } from '../journal/facts.js';
+import { boundJournalEntry } from '../journal/bounds.js';
 import { BuyerWatch, collect, looksLikeRpcError, noteError, pipeToBuyer, type Outcome } from './reply-io.js';
 
 /** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
@@ -404,14 +405,14 @@ export class ChaosProxy {
         /* not JSON after all: nothing to note */
       }
     }
-    const entry = buildJournalEntry(request, decision, outcome, {
+    const entry = boundJournalEntry(buildJournalEntry(request, decision, outcome, {
       startedAt,
       durationMs,
       client: this.clientKeyOf(request),
       status: aborted ? 0 : (outcome.status ?? res.statusCode),
       aborted,
       dryRun: this.dryRun,
-    });
+    }));
     for (const o of this.observers) o.onRequestDone(entry);
   }
 
