@@ -6,7 +6,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { startRuntime, closeOnSignals, ScenarioRejectedError, type RuntimeOptions } from './runtime.js';
 import { startMockDealer } from './mock/index.js';
-import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem } from './scenario/load.js';
+import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem, configureScenarioLimits, DEFAULT_SCENARIO_LIMITS } from './scenario/load.js';
 import { watchScenarioFile } from './scenario/watch.js';
 import { runReportCommand } from './journal/report.js';
 import { runCtl } from './control/ctl.js';
@@ -37,7 +37,14 @@ function thresholdFlags(): Record<string, { type: 'number'; describe: string }> 
   return Object.fromEntries(THRESHOLD_NAMES.map((n) => [flagName(n), { type: 'number' as const, describe: `report threshold (default ${DEFAULT_THRESHOLDS[n]})` }]));
 }
 
+/** --max-scenario-bytes and --max-scenario-rules, on every command that loads scenarios. */
+const scenarioLimitFlags = {
+  'max-scenario-bytes': { type: 'number', default: DEFAULT_SCENARIO_LIMITS.maxBytes, describe: 'scenario files larger than this are refused' },
+  'max-scenario-rules': { type: 'number', default: DEFAULT_SCENARIO_LIMITS.maxRules, describe: 'scenarios with more rules than this are refused' },
+} as const;
+
 async function runProxy(argv: Record<string, any>): Promise<void> {
+  configureScenarioLimits({ maxBytes: argv.maxScenarioBytes, maxRules: argv.maxScenarioRules });
   const opts: RuntimeOptions = {
     target: argv.target,
     port: argv.port,
@@ -142,7 +149,8 @@ async function main(): Promise<void> {
           .option('report', { type: 'boolean', default: false, describe: 'print the buyer report when the proxy stops' })
           .option('mock-profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default 1.3)' })
           .option('mock-streaming', { type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage' })
-          .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' }),
+          .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' })
+          .options(scenarioLimitFlags),
       (argv) => runProxy(argv),
     )
     .command(
@@ -169,8 +177,9 @@ async function main(): Promise<void> {
     .command(
       'validate <files..>',
       'check scenario files; exit 0 when all are valid, 1 otherwise',
-      (y) => y.positional('files', { type: 'string', array: true, demandOption: true }),
+      (y) => y.positional('files', { type: 'string', array: true, demandOption: true }).options(scenarioLimitFlags),
       async (argv) => {
+        configureScenarioLimits({ maxBytes: argv.maxScenarioBytes, maxRules: argv.maxScenarioRules });
         const result = await validateFiles(argv.files as string[]);
         out(result.output);
         process.exitCode = result.ok ? 0 : 1;
