@@ -2,6 +2,7 @@
  * The command line: a thin shell over the library. Every command turns its flags into options,
  * calls one function, and turns failures into a clear line and an exit code — never a stack trace.
  */
+import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { startRuntime, closeOnSignals, ScenarioRejectedError, type RuntimeOptions } from './runtime.js';
@@ -43,6 +44,23 @@ const scenarioLimitFlags = {
   'max-scenario-rules': { type: 'number', default: DEFAULT_SCENARIO_LIMITS.maxRules, describe: 'scenarios with more rules than this are refused' },
 } as const;
 
+/** --ca FILE: read once at start; a missing or unreadable file is a usage error naming the flag. */
+function readCaFile(file: string): string {
+  try {
+    const pem = readFileSync(file, 'utf8');
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) fail(`--ca: ${file} holds no PEM certificate ("-----BEGIN CERTIFICATE-----")`);
+    return pem;
+  } catch (e) {
+    fail(`--ca: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+/** --header-timeout and --body-timeout, on every command that listens. */
+const listenerTimeoutFlags = {
+  'header-timeout': { type: 'string', default: '10s', describe: 'time a client has to send its request headers' },
+  'body-timeout': { type: 'string', default: '30s', describe: 'time a client has, after the headers, to send its request body' },
+} as const;
+
 async function runProxy(argv: Record<string, any>): Promise<void> {
   configureScenarioLimits({ maxBytes: argv.maxScenarioBytes, maxRules: argv.maxScenarioRules });
   const opts: RuntimeOptions = {
@@ -65,6 +83,10 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     journalRing: argv.journalRing,
     drainTimeoutMs: parseDuration(argv.drainTimeout, 'drain-timeout'),
     clientKey: argv.clientKey,
+    headerTimeoutMs: parseDuration(argv.headerTimeout, 'header-timeout'),
+    bodyTimeoutMs: parseDuration(argv.bodyTimeout, 'body-timeout'),
+    maxBodyBytes: argv.maxBody,
+    dealerTls: { ca: argv.ca === undefined ? undefined : readCaFile(argv.ca), insecure: argv.insecure },
     mock: { profile: argv.mockProfile, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
     log: out,
   };
@@ -150,6 +172,10 @@ async function main(): Promise<void> {
           .option('mock-profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default 1.3)' })
           .option('mock-streaming', { type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage' })
           .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' })
+          .option('max-body', { type: 'number', default: 10 * 1024 * 1024, describe: 'request bodies larger than this are refused with 413' })
+          .option('ca', { type: 'string', describe: 'PEM file of CA certificates to trust for an https:// target' })
+          .option('insecure', { type: 'boolean', default: false, describe: 'do not verify the https:// target\'s certificate' })
+          .options(listenerTimeoutFlags)
           .options(scenarioLimitFlags),
       (argv) => runProxy(argv),
     )
@@ -163,10 +189,12 @@ async function main(): Promise<void> {
           .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, default: '1.3' as const })
           .option('mock-streaming', { type: 'boolean', default: false })
           .option('inventory', { type: 'string' })
-          .option('seed', { type: 'number' }),
+          .option('seed', { type: 'number' })
+          .options(listenerTimeoutFlags),
       async (argv) => {
         try {
-          const mock = await startMockDealer({ port: argv.port, host: argv.host, profile: argv.profile, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed: argv.seed });
+          const timeouts = { headerTimeoutMs: parseDuration(argv.headerTimeout, 'header-timeout'), bodyTimeoutMs: parseDuration(argv.bodyTimeout, 'body-timeout') };
+          const mock = await startMockDealer({ port: argv.port, host: argv.host, profile: argv.profile, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed: argv.seed, timeouts });
           out(`mock dealer (AAP ${argv.profile}) on ${mock.url}; agent card at ${mock.url}/.well-known/agent-card.json`);
           closeOnSignals({ close: () => mock.close() }, { log: out });
         } catch (e) {

@@ -19,6 +19,7 @@ import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type
 import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
 import { startAdminServer, type AdminServer, type ControlSurface } from './control/admin.js';
 import { EventHub } from './control/events.js';
+import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -67,6 +68,13 @@ export interface RuntimeOptions {
   mock?: MockDealerSettings;
   /** Bytes a slow /events client may have waiting before its messages are dropped. */
   eventsBufferBytes?: number;
+  /** Time limits for clients sending a request, on the proxy, the mock dealer and the admin API. */
+  headerTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  /** Request bodies larger than this get 413 (default 10 MB). */
+  maxBodyBytes?: number;
+  /** TLS trust for an https:// target: extra CA certificates (PEM text) and/or no verification. */
+  dealerTls?: DealerTls;
   /** Where start-up lines go (default: nowhere). */
   log?: (line: string) => void;
   /** Where the admin token variable is read from (default process.env). */
@@ -138,6 +146,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   const profile = opts.profile ?? engine?.profile ?? 'auto';
   const startedAt = Date.now();
+  const timeouts = { headerTimeoutMs: opts.headerTimeoutMs, bodyTimeoutMs: opts.bodyTimeoutMs };
   const cleanups: Array<() => Promise<void>> = [];
   const undo = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => {});
@@ -156,7 +165,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     let target = opts.target;
     if (!target) {
       const mockProfile = opts.mock?.profile ?? (profile !== 'auto' ? profile : undefined);
-      mock = await startMockDealer({ ...opts.mock, profile: mockProfile, port: 0, host: '127.0.0.1' });
+      mock = await startMockDealer({ ...opts.mock, profile: mockProfile, port: 0, host: '127.0.0.1', timeouts });
       cleanups.push(() => mock!.close());
       target = mock.url;
     }
@@ -170,6 +179,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       extensionUri: opts.extensionUri,
       clientKey: opts.clientKey,
       dryRun: opts.dryRun,
+      timeouts,
+      maxBodyBytes: opts.maxBodyBytes,
+      tls: opts.dealerTls,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
@@ -232,7 +244,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       },
     };
 
-    const admin: AdminServer = await startAdminServer(surface, { host: adminHost, port: opts.adminPort ?? 8081, token: adminToken });
+    const admin: AdminServer = await startAdminServer(surface, { host: adminHost, port: opts.adminPort ?? 8081, token: adminToken, timeouts });
     cleanups.push(() => admin.close());
 
     log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : target}`);

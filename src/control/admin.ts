@@ -11,6 +11,7 @@ import type { Report } from '../journal/report.js';
 import type { RuntimeStatus, ScenarioInput } from '../runtime.js';
 import { bearerTokenMatches } from './auth.js';
 import { adminRequestRefusal } from './admin-guard.js';
+import { answerClientError, listenerOptions, type ListenerTimeouts } from '../proxy/listener-limits.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 
@@ -34,6 +35,7 @@ export interface AdminServerOptions {
   host: string;
   port: number;
   token?: string;
+  timeouts?: ListenerTimeouts;
 }
 
 export interface AdminServer {
@@ -125,13 +127,14 @@ const routes: Route[] = [
 ];
 
 export async function startAdminServer(surface: ControlSurface, opts: AdminServerOptions): Promise<AdminServer> {
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(listenerOptions(opts.timeouts), (req, res) => {
     handleRequest(surface, opts, req, res).catch((err: unknown) => {
       process.emitWarning(`aap-chaos: admin request failed: ${(err as Error)?.message ?? String(err)}`);
       if (!res.headersSent) sendJson(res, 500, { error: { message: 'internal error in the admin API' } });
       else res.destroy();
     });
   });
+  server.on('clientError', answerClientError);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(req.url ?? '/', 'http://admin').pathname;
     const refusal = adminRequestRefusal(req, opts, true);
@@ -162,7 +165,7 @@ export async function startAdminServer(surface: ControlSurface, opts: AdminServe
 
 const UNAUTHORIZED = 'missing or wrong admin token: send "Authorization: Bearer <token>"';
 
-async function handleRequest(surface: ControlSurface, { token, ...guard }: AdminServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleRequest(surface: ControlSurface, { token, timeouts: _timeouts, ...guard }: AdminServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     const refusal = adminRequestRefusal(req, guard);
     if (refusal) throw new ApiError(refusal.status, refusal.message);

@@ -12,8 +12,10 @@ import { isAgentCardPath, rewriteAgentCard } from '../protocol/agent-card.js';
 import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
 import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
-import { describeUpstreamError, endToEndHeaders, Forwarder, type UpstreamHead } from './forward.js';
+import { describeUpstreamError, endToEndHeaders, Forwarder, type DealerTls, type UpstreamHead } from './forward.js';
 import { readRequestBody } from './body.js';
+import { answerClientError, listenerOptions, type ListenerTimeouts } from './listener-limits.js';
+import { DEFAULT_MAX_BODY_BYTES, refuseOversizedBody } from './body-limit.js';
 import { endConnection, resetConnection } from './connection-faults.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
@@ -43,6 +45,12 @@ export interface ProxyOptions {
   clientKey?: string;
   /** Decide and journal, but change nothing. */
   dryRun?: boolean;
+  /** Request bodies larger than this are refused with 413 (default 10 MB). */
+  maxBodyBytes?: number;
+  /** Time limits for a buyer sending its request (defaults in listener-limits.ts). */
+  timeouts?: ListenerTimeouts;
+  /** TLS trust for an https:// dealer (--ca, --insecure). */
+  tls?: DealerTls;
 }
 
 export interface RequestObserver {
@@ -66,21 +74,18 @@ export class ChaosProxy {
     // `??`, not a spread: callers pass `undefined` for "not set", which must keep the default.
     this.opts = { ...opts, maxInspectBytes: opts.maxInspectBytes ?? 1024 * 1024, rewriteCard: opts.rewriteCard ?? true };
     this.dryRun = opts.dryRun ?? false;
-    this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000 });
+    this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri);
     this.clientKeyHeader = opts.clientKey?.startsWith('header:') ? opts.clientKey.slice('header:'.length).toLowerCase() : undefined;
-    this.server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
+    this.server = http.createServer({ keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
       this.handle(req, res).catch((err) => this.failSafe(res, err));
     });
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
-    // A malformed request line must never take the process down.
-    this.server.on('clientError', (_err, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      else socket.destroy();
-    });
+    // A malformed request line, or a buyer out of time, must never take the process down.
+    this.server.on('clientError', answerClientError);
   }
 
   async listen(port = this.opts.port ?? 8080, host = this.opts.host ?? '127.0.0.1'): Promise<string> {
@@ -119,6 +124,7 @@ export class ChaosProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = Date.now();
     const t0 = performance.now();
+    if (refuseOversizedBody(req, res, this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)) return;
     const body = await readRequestBody(req, this.opts.maxInspectBytes);
     const request = classifyRequest({
       method: req.method ?? 'GET',
