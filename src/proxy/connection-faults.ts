@@ -37,8 +37,13 @@ export async function resetConnection(res: ServerResponse): Promise<void> {
   socket.resetAndDestroy();
 }
 
-/** Closes this reply's connection after the bytes written so far (and earlier replies) have gone out. */
+/**
+ * Closes this reply's connection after the bytes written so far (and earlier replies) have gone
+ * out. The socket is destroyed once its last byte is written: a buyer whose unread body is still
+ * arriving would otherwise keep a half-closed socket open.
+ */
 export async function endConnection(res: ServerResponse): Promise<void> {
-  const socket = await whenFirstInLine(res);
-  socket?.end();
+  // A finished reply has already handed its socket back; nothing can be queued behind an unread body.
+  const socket = res.writableFinished ? (res.req?.socket as Socket | undefined) : await whenFirstInLine(res);
+  socket?.end(() => socket.destroy());
 }

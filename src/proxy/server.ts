@@ -162,6 +162,9 @@ export class ChaosProxy {
       }
     } finally {
       decision.release();
+      // Answered before the body was read through (the dealer replied early, or a fault did):
+      // the rest of it would block the connection, so it closes once this reply is out.
+      if (!req.complete) void endConnection(res);
       // While draining, a keep-alive connection is let go as soon as its last reply is out,
       // instead of holding close() open until the drain timeout.
       if (this.closing) setImmediate(() => this.server.closeIdleConnections());
