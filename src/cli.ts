@@ -86,6 +86,7 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     headerTimeoutMs: parseDuration(argv.headerTimeout, 'header-timeout'),
     bodyTimeoutMs: parseDuration(argv.bodyTimeout, 'body-timeout'),
     maxBodyBytes: argv.maxBody,
+    redactHeaders: argv.redactHeader,
     dealerTls: { ca: argv.ca === undefined ? undefined : readCaFile(argv.ca), insecure: argv.insecure },
     mock: { profile: argv.mockProfile, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
     log: out,
@@ -174,6 +175,7 @@ async function main(): Promise<void> {
           .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' })
           .option('max-body', { type: 'number', default: 10 * 1024 * 1024, describe: 'request bodies larger than this are refused with 413' })
           .option('ca', { type: 'string', describe: 'PEM file of CA certificates to trust for an https:// target' })
+          .option('redact-header', { type: 'string', array: true, describe: 'a header whose value is a secret (besides Authorization, cookies, x-api-key); repeatable' })
           .option('insecure', { type: 'boolean', default: false, describe: 'do not verify the https:// target\'s certificate' })
           .options(listenerTimeoutFlags)
           .options(scenarioLimitFlags),

@@ -73,6 +73,8 @@ export interface RuntimeOptions {
   bodyTimeoutMs?: number;
   /** Request bodies larger than this get 413 (default 10 MB). */
   maxBodyBytes?: number;
+  /** Header names to treat as secrets besides Authorization, cookies and x-api-key. */
+  redactHeaders?: string[];
   /** TLS trust for an https:// target: extra CA certificates (PEM text) and/or no verification. */
   dealerTls?: DealerTls;
   /** Where start-up lines go (default: nowhere). */
@@ -182,6 +184,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       timeouts,
       maxBodyBytes: opts.maxBodyBytes,
       tls: opts.dealerTls,
+      redactHeaders: opts.redactHeaders,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();

@@ -21,6 +21,7 @@ import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
 import { buildJournalEntry } from '../journal/facts.js';
 import { boundJournalEntry } from '../journal/bounds.js';
+import { redacted, secretHeaderNames } from '../journal/redact.js';
 import { BuyerWatch, collect, looksLikeRpcError, noteError, pipeToBuyer, type Outcome } from './reply-io.js';
 
 /** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
@@ -49,6 +50,8 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /** Time limits for a buyer sending its request (defaults in listener-limits.ts). */
   timeouts?: ListenerTimeouts;
+  /** Header names whose values are secrets besides Authorization, cookies and x-api-key (--redact-header). */
+  redactHeaders?: string[];
   /** TLS trust for an https:// dealer (--ca, --insecure). */
   tls?: DealerTls;
 }
@@ -67,6 +70,8 @@ export class ChaosProxy {
   dryRun: boolean;
   private readonly opts: Required<Pick<ProxyOptions, 'maxInspectBytes' | 'rewriteCard'>> & ProxyOptions;
   private readonly clientKeyHeader: string | undefined;
+  /** The client key header carries a secret: the journal keeps a hash of it. */
+  private readonly clientKeyIsSecret: boolean;
   private readonly sockets = new Set<import('node:net').Socket>();
   private closing = false;
 
@@ -77,6 +82,7 @@ export class ChaosProxy {
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri);
     this.clientKeyHeader = opts.clientKey?.startsWith('header:') ? opts.clientKey.slice('header:'.length).toLowerCase() : undefined;
+    this.clientKeyIsSecret = this.clientKeyHeader !== undefined && secretHeaderNames(opts.redactHeaders).has(this.clientKeyHeader);
     this.server = http.createServer({ keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
       this.handle(req, res).catch((err) => this.failSafe(res, err));
     });
@@ -428,7 +434,9 @@ export class ChaosProxy {
   private clientKeyOf(request: ClassifiedRequest): string {
     if (this.clientKeyHeader) {
       const v = request.headers[this.clientKeyHeader];
-      return (Array.isArray(v) ? v[0] : v) ?? `${this.clientKeyHeader}:(none)`;
+      const value = Array.isArray(v) ? v[0] : v;
+      if (value === undefined) return `${this.clientKeyHeader}:(none)`;
+      return this.clientKeyIsSecret ? redacted(value) : value;
     }
     return request.clientIp;
   }
