@@ -251,6 +251,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     cleanups.push(() => admin.close());
 
     log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : target}`);
+    if (proxy.profile.origin === 'default' && proxy.profile.fallbackReason)
+      log(`profile ${proxy.profile.profile} (the default): ${proxy.profile.fallbackReason}; it changes when a card naming the AAP extension is seen`);
     log(`admin API on ${admin.url}${adminToken ? ' (token required)' : ''}`);
     log(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${engine.rules().length} rules)` : 'no scenario: every request is forwarded untouched');
     if (opts.journalFile) log(`journal appended to ${opts.journalFile}`);
