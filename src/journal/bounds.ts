@@ -9,6 +9,8 @@ import { hash } from 'node:crypto';
 
 /** Characters a stored string keeps (docs/reliability.md). */
 export const MAX_STORED_CHARS = 256;
+/** Characters of a request path kept. */
+export const MAX_STORED_PATH_CHARS = 8192;
 /** Items a stored list keeps; the rest are counted in one last item. */
 export const MAX_STORED_ITEMS = 64;
 
@@ -23,19 +25,25 @@ export function boundText(value: string, max = MAX_STORED_CHARS): string {
  * already within bounds is returned as it is (the common case costs one walk, no copy).
  */
 export function boundJournalEntry<T extends object>(entry: T): T {
-  return withinBounds(entry, 0) ? entry : (bound(entry, 0) as T);
+  if (withinBounds(entry, 0)) return entry;
+  const out = bound(entry, 0) as Record<string, unknown>;
+  // The path is already limited by Node's 16 KiB header limit; it is kept longer than other strings.
+  const path = (entry as { path?: unknown }).path;
+  if (typeof path === 'string') out.path = boundText(path, MAX_STORED_PATH_CHARS);
+  return out as T;
 }
 
 const MAX_DEPTH = 8;
 
-function withinBounds(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return value.length <= MAX_STORED_CHARS;
+function withinBounds(value: unknown, depth: number, max = MAX_STORED_CHARS): boolean {
+  if (typeof value === 'string') return value.length <= max;
   if (value === null || typeof value !== 'object') return true;
   if (depth >= MAX_DEPTH) return false;
   if (Array.isArray(value)) return value.length <= MAX_STORED_ITEMS && value.every((v) => withinBounds(v, depth + 1));
   let keys = 0;
   for (const k in value) {
-    if (++keys > MAX_STORED_ITEMS || k.length > MAX_STORED_CHARS || !withinBounds((value as Record<string, unknown>)[k], depth + 1)) return false;
+    const max = depth === 0 && k === 'path' ? MAX_STORED_PATH_CHARS : MAX_STORED_CHARS;
+    if (++keys > MAX_STORED_ITEMS || k.length > MAX_STORED_CHARS || !withinBounds((value as Record<string, unknown>)[k], depth + 1, max)) return false;
   }
   return true;
 }
