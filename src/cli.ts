@@ -2,11 +2,12 @@
  * The command line: a thin shell over the library. Every command turns its flags into options,
  * calls one function, and turns failures into a clear line and an exit code — never a stack trace.
  */
+import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { startRuntime, closeOnSignals, ScenarioRejectedError, type RuntimeOptions } from './runtime.js';
 import { startMockDealer } from './mock/index.js';
-import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem } from './scenario/load.js';
+import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem, configureScenarioLimits, DEFAULT_SCENARIO_LIMITS } from './scenario/load.js';
 import { watchScenarioFile } from './scenario/watch.js';
 import { runReportCommand } from './journal/report.js';
 import { runCtl } from './control/ctl.js';
@@ -37,7 +38,31 @@ function thresholdFlags(): Record<string, { type: 'number'; describe: string }> 
   return Object.fromEntries(THRESHOLD_NAMES.map((n) => [flagName(n), { type: 'number' as const, describe: `report threshold (default ${DEFAULT_THRESHOLDS[n]})` }]));
 }
 
+/** --max-scenario-bytes and --max-scenario-rules, on every command that loads scenarios. */
+const scenarioLimitFlags = {
+  'max-scenario-bytes': { type: 'number', default: DEFAULT_SCENARIO_LIMITS.maxBytes, describe: 'scenario files larger than this are refused' },
+  'max-scenario-rules': { type: 'number', default: DEFAULT_SCENARIO_LIMITS.maxRules, describe: 'scenarios with more rules than this are refused' },
+} as const;
+
+/** --ca FILE: read once at start; a missing or unreadable file is a usage error naming the flag. */
+function readCaFile(file: string): string {
+  try {
+    const pem = readFileSync(file, 'utf8');
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) fail(`--ca: ${file} holds no PEM certificate ("-----BEGIN CERTIFICATE-----")`);
+    return pem;
+  } catch (e) {
+    fail(`--ca: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+/** --header-timeout and --body-timeout, on every command that listens. */
+const listenerTimeoutFlags = {
+  'header-timeout': { type: 'string', default: '10s', describe: 'time a client has to send its request headers' },
+  'body-timeout': { type: 'string', default: '30s', describe: 'time a client has, after the headers, to send its request body' },
+} as const;
+
 async function runProxy(argv: Record<string, any>): Promise<void> {
+  configureScenarioLimits({ maxBytes: argv.maxScenarioBytes, maxRules: argv.maxScenarioRules });
   const opts: RuntimeOptions = {
     target: argv.target,
     port: argv.port,
@@ -60,6 +85,11 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     drainTimeoutMs: parseDuration(argv.drainTimeout, 'drain-timeout'),
     clientKey: argv.clientKey,
     sessionHeader: argv.sessionHeader,
+    headerTimeoutMs: parseDuration(argv.headerTimeout, 'header-timeout'),
+    bodyTimeoutMs: parseDuration(argv.bodyTimeout, 'body-timeout'),
+    maxBodyBytes: argv.maxBody,
+    redactHeaders: argv.redactHeader,
+    dealerTls: { ca: argv.ca === undefined ? undefined : readCaFile(argv.ca), insecure: argv.insecure },
     mock: { profile: argv.mockProfile, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
     log: out,
   };
@@ -153,7 +183,13 @@ async function main(): Promise<void> {
           .option('report', { type: 'boolean', default: false, describe: 'print the buyer report when the proxy stops' })
           .option('mock-profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default 1.3)' })
           .option('mock-streaming', { type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage' })
-          .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' }),
+          .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' })
+          .option('max-body', { type: 'number', default: 10 * 1024 * 1024, describe: 'request bodies larger than this are refused with 413' })
+          .option('ca', { type: 'string', describe: 'PEM file of CA certificates to trust for an https:// target' })
+          .option('redact-header', { type: 'string', array: true, describe: 'a header whose value is a secret (besides Authorization, cookies, x-api-key); repeatable' })
+          .option('insecure', { type: 'boolean', default: false, describe: 'do not verify the https:// target\'s certificate' })
+          .options(listenerTimeoutFlags)
+          .options(scenarioLimitFlags),
       (argv) => runProxy(argv),
     )
     .command(
@@ -166,10 +202,12 @@ async function main(): Promise<void> {
           .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, default: '1.3' as const })
           .option('mock-streaming', { type: 'boolean', default: false })
           .option('inventory', { type: 'string' })
-          .option('seed', { type: 'number' }),
+          .option('seed', { type: 'number' })
+          .options(listenerTimeoutFlags),
       async (argv) => {
         try {
-          const mock = await startMockDealer({ port: argv.port, host: argv.host, profile: argv.profile, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed: argv.seed });
+          const timeouts = { headerTimeoutMs: parseDuration(argv.headerTimeout, 'header-timeout'), bodyTimeoutMs: parseDuration(argv.bodyTimeout, 'body-timeout') };
+          const mock = await startMockDealer({ port: argv.port, host: argv.host, profile: argv.profile, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed: argv.seed, timeouts });
           out(`mock dealer (AAP ${argv.profile}) on ${mock.url}; agent card at ${mock.url}/.well-known/agent-card.json`);
           closeOnSignals({ close: () => mock.close() }, { log: out });
         } catch (e) {
@@ -180,8 +218,9 @@ async function main(): Promise<void> {
     .command(
       'validate <files..>',
       'check scenario files; exit 0 when all are valid, 1 otherwise',
-      (y) => y.positional('files', { type: 'string', array: true, demandOption: true }),
+      (y) => y.positional('files', { type: 'string', array: true, demandOption: true }).options(scenarioLimitFlags),
       async (argv) => {
+        configureScenarioLimits({ maxBytes: argv.maxScenarioBytes, maxRules: argv.maxScenarioRules });
         const result = await validateFiles(argv.files as string[]);
         out(result.output);
         process.exitCode = result.ok ? 0 : 1;

@@ -20,6 +20,7 @@ import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type
 import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
 import { startAdminServer, type AdminServer, type ControlSurface } from './control/admin.js';
 import { EventHub } from './control/events.js';
+import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -72,6 +73,15 @@ export interface RuntimeOptions {
   mock?: MockDealerSettings;
   /** Bytes a slow /events client may have waiting before its messages are dropped. */
   eventsBufferBytes?: number;
+  /** Time limits for clients sending a request, on the proxy, the mock dealer and the admin API. */
+  headerTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  /** Request bodies larger than this get 413 (default 10 MB). */
+  maxBodyBytes?: number;
+  /** Header names to treat as secrets besides Authorization, cookies and x-api-key. */
+  redactHeaders?: string[];
+  /** TLS trust for an https:// target: extra CA certificates (PEM text) and/or no verification. */
+  dealerTls?: DealerTls;
   /** Where start-up lines go (default: nowhere). */
   log?: (line: string) => void;
   /** Where the admin token variable is read from (default process.env). */
@@ -144,6 +154,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   const profile = opts.profile ?? engine?.profile ?? 'auto';
   const startedAt = Date.now();
+  const timeouts = { headerTimeoutMs: opts.headerTimeoutMs, bodyTimeoutMs: opts.bodyTimeoutMs };
   const cleanups: Array<() => Promise<void>> = [];
   const undo = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => {});
@@ -162,7 +173,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     let target = opts.target;
     if (!target) {
       const mockProfile = opts.mock?.profile ?? (profile !== 'auto' ? profile : undefined);
-      mock = await startMockDealer({ ...opts.mock, profile: mockProfile, port: 0, host: '127.0.0.1' });
+      mock = await startMockDealer({ ...opts.mock, profile: mockProfile, port: 0, host: '127.0.0.1', timeouts });
       cleanups.push(() => mock!.close());
       target = mock.url;
     }
@@ -178,6 +189,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       dryRun: opts.dryRun,
       sessionHeader: opts.sessionHeader,
       checkDealer: opts.checkDealer,
+      timeouts,
+      maxBodyBytes: opts.maxBodyBytes,
+      tls: opts.dealerTls,
+      redactHeaders: opts.redactHeaders,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
@@ -249,10 +264,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       },
     };
 
-    const admin: AdminServer = await startAdminServer(surface, { host: adminHost, port: opts.adminPort ?? 8081, token: adminToken });
+    const admin: AdminServer = await startAdminServer(surface, { host: adminHost, port: opts.adminPort ?? 8081, token: adminToken, timeouts });
     cleanups.push(() => admin.close());
 
     log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : target}`);
+    if (proxy.profile.origin === 'default' && proxy.profile.fallbackReason)
+      log(`profile ${proxy.profile.profile} (the default): ${proxy.profile.fallbackReason}; it changes when a card naming the AAP extension is seen`);
     log(`admin API on ${admin.url}${adminToken ? ' (token required)' : ''}`);
     log(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${engine.rules().length} rules)` : 'no scenario: every request is forwarded untouched');
     if (opts.journalFile) log(`journal appended to ${opts.journalFile}`);

@@ -14,6 +14,8 @@ import type { RuntimeStatus, ScenarioInput } from '../runtime.js';
 import { listBuiltinScenarios } from '../scenario/builtin.js';
 import { dashboardFileFor, serveDashboardFile } from '../dashboard/serve.js';
 import { bearerTokenMatches, eventsAuthorization } from './auth.js';
+import { adminRequestRefusal } from './admin-guard.js';
+import { answerClientError, listenerOptions, type ListenerTimeouts } from '../proxy/listener-limits.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 
@@ -43,6 +45,7 @@ export interface AdminServerOptions {
   host: string;
   port: number;
   token?: string;
+  timeouts?: ListenerTimeouts;
 }
 
 export interface AdminServer {
@@ -146,15 +149,18 @@ const routes: Route[] = [
 ];
 
 export async function startAdminServer(surface: ControlSurface, opts: AdminServerOptions): Promise<AdminServer> {
-  const server = http.createServer((req, res) => {
-    handleRequest(surface, opts.token, req, res).catch((err: unknown) => {
+  const server = http.createServer(listenerOptions(opts.timeouts), (req, res) => {
+    handleRequest(surface, opts, req, res).catch((err: unknown) => {
       process.emitWarning(`aap-chaos: admin request failed: ${(err as Error)?.message ?? String(err)}`);
       if (!res.headersSent) sendJson(res, 500, { error: { message: 'internal error in the admin API' } });
       else res.destroy();
     });
   });
+  server.on('clientError', answerClientError);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(req.url ?? '/', 'http://admin').pathname;
+    const refusal = adminRequestRefusal(req, opts, true);
+    if (refusal) return refuseUpgrade(socket, refusal.status, refusal.message);
     if (path !== '/events') return refuseUpgrade(socket, 404, `no WebSocket at ${path}; live events are at /events`);
     if (opts.token && !bearerTokenMatches(eventsAuthorization(req.headers.authorization, req.headers['sec-websocket-protocol']), opts.token))
       return refuseUpgrade(socket, 401, UNAUTHORIZED);
@@ -182,8 +188,10 @@ export async function startAdminServer(surface: ControlSurface, opts: AdminServe
 
 const UNAUTHORIZED = 'missing or wrong admin token: send "Authorization: Bearer <token>"';
 
-async function handleRequest(surface: ControlSurface, token: string | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleRequest(surface: ControlSurface, { token, timeouts: _timeouts, ...guard }: AdminServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
+    const refusal = adminRequestRefusal(req, guard);
+    if (refusal) throw new ApiError(refusal.status, refusal.message);
     const url = new URL(req.url ?? '/', 'http://admin');
     // The dashboard's static files carry no data; the page asks for the token itself.
     const page = req.method === 'GET' ? dashboardFileFor(url.pathname) : undefined;

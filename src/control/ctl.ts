@@ -98,11 +98,11 @@ const VERBS: Record<Verb, (call: VerbCall) => Promise<void>> = {
   },
   async reset({ api, flags, out }) {
     if (flags.session !== undefined) {
-      await api.json('POST', `/sessions/${encodeURIComponent(flags.session)}/reset`);
+      await api.json('POST', `/sessions/${encodeURIComponent(flags.session)}/reset`, jsonBody({}));
       out(`session ${flags.session}: counters, rate-limit state and its journal lines are reset`);
       return;
     }
-    await api.json('POST', '/reset');
+    await api.json('POST', '/reset', jsonBody({}));
     out('counters, rate-limit state and the journal ring are reset');
   },
   async journal({ api, flags, out }) {

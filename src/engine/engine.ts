@@ -14,6 +14,7 @@ import { compileMatch, RuleIndex, type CompiledMatch } from './match.js';
 import { fires } from './when.js';
 import { SessionTable, type KeyState, type SessionState } from './sessions.js';
 import { isAgentCardPath } from '../protocol/agent-card.js';
+import { boundText } from '../journal/bounds.js';
 
 /** Request header that forces one fault when --allow-header-faults is on. */
 export const FAULT_HEADER = 'x-aap-chaos';
@@ -46,7 +47,8 @@ function keyFunction(key: string | undefined): (r: ClassifiedRequest) => string 
   const name = key.slice('header:'.length).toLowerCase();
   return (r) => {
     const v = r.headers[name];
-    return (Array.isArray(v) ? v[0] : v) ?? '(absent)';
+    // A buyer picks this value: a long one is remembered by its start and a hash.
+    return boundText((Array.isArray(v) ? v[0] : v) ?? '(absent)');
   };
 }
 

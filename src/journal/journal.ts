@@ -8,14 +8,19 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { RequestObserver } from '../proxy/server.js';
 import type { JournalEntry } from './entry.js';
 import { DEFAULT_SESSION } from '../engine/sessions.js';
+import { approxBytes } from './bounds.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;
+/** The ring also forgets its oldest entries past about this many bytes (docs/reliability.md). */
+export const DEFAULT_JOURNAL_RING_BYTES = 64 * 1024 * 1024;
 /** Past this many bytes waiting for the disk, new lines are dropped (and counted) instead of piling up in memory. */
 export const DEFAULT_MAX_PENDING_BYTES = 64 * 1024 * 1024;
 
 export interface JournalOptions {
   /** How many recent entries the ring keeps (default 10 000). */
   ringSize?: number;
+  /** About how many bytes of entries the ring keeps (default 64 MiB). */
+  ringBytes?: number;
   /** JSONL file the entries are appended to. */
   file?: string;
   maxPendingBytes?: number;
@@ -37,13 +42,17 @@ export class Journal implements RequestObserver {
   readonly file: string | undefined;
   /** Lines that never reached the file (buffer full or write failure). */
   dropped = 0;
-  private readonly ring: JournalEntry[] = [];
-  /** Index of the oldest entry once the ring is full. */
+  readonly ringBytes: number;
+  /** Entries from `head` on are the ring, oldest first; `sizes` runs alongside. */
+  private ring: JournalEntry[] = [];
+  private sizes: number[] = [];
   private head = 0;
+  private bytes = 0;
   private readonly writer: BatchWriter | undefined;
 
   constructor(opts: JournalOptions = {}) {
     this.ringSize = Math.max(1, opts.ringSize ?? DEFAULT_JOURNAL_RING);
+    this.ringBytes = Math.max(1, opts.ringBytes ?? DEFAULT_JOURNAL_RING_BYTES);
     this.file = opts.file;
     if (opts.file) {
       this.writer = new BatchWriter(opts.file, opts.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES, (n) => {
@@ -59,17 +68,26 @@ export class Journal implements RequestObserver {
   }
 
   onRequestDone(entry: JournalEntry): void {
-    if (this.ring.length < this.ringSize) this.ring.push(entry);
-    else {
-      this.ring[this.head] = entry;
-      this.head = (this.head + 1) % this.ringSize;
+    const size = approxBytes(entry);
+    this.ring.push(entry);
+    this.sizes.push(size);
+    this.bytes += size;
+    while (this.ring.length - this.head > this.ringSize || (this.bytes > this.ringBytes && this.ring.length - this.head > 1)) {
+      this.bytes -= this.sizes[this.head]!;
+      this.head += 1;
+    }
+    // Forgotten entries are dropped from the arrays now and then, not on every request.
+    if (this.head > 1024 && this.head * 2 > this.ring.length) {
+      this.ring = this.ring.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
+      this.head = 0;
     }
     this.writer?.append(JSON.stringify(entry) + '\n');
   }
 
   /** Entries in the ring, in the order their requests finished. */
   all(): JournalEntry[] {
-    return [...this.ring.slice(this.head), ...this.ring.slice(0, this.head)];
+    return this.ring.slice(this.head);
   }
 
   /**
@@ -94,10 +112,19 @@ export class Journal implements RequestObserver {
 
   /** Empties the ring, or drops one session's entries from it; the file keeps everything. */
   clear(session?: string): void {
-    const kept = session === undefined ? [] : this.all().filter((e) => (e.session ?? DEFAULT_SESSION) !== session);
-    this.ring.length = 0;
-    this.ring.push(...kept);
+    const kept: JournalEntry[] = [];
+    const keptSizes: number[] = [];
+    if (session !== undefined) {
+      for (let i = this.head; i < this.ring.length; i++) {
+        if ((this.ring[i]!.session ?? DEFAULT_SESSION) === session) continue;
+        kept.push(this.ring[i]!);
+        keptSizes.push(this.sizes[i]!);
+      }
+    }
+    this.ring = kept;
+    this.sizes = keptSizes;
     this.head = 0;
+    this.bytes = keptSizes.reduce((sum, n) => sum + n, 0);
   }
 
   /** Resolves once every line recorded so far is written to the file. */

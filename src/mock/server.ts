@@ -2,6 +2,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMockDealer, type MockDealer, type MockDealerOptions } from './dealer.js';
+import { answerClientError, listenerOptions, type ListenerTimeouts } from '../proxy/listener-limits.js';
 
 export interface RunningMockDealer {
   /** Base URL, e.g. http://127.0.0.1:41234 (the card is under it, JSON-RPC at /a2a). */
@@ -11,9 +12,10 @@ export interface RunningMockDealer {
   close(): Promise<void>;
 }
 
-export async function startMockDealer(opts: MockDealerOptions & { port?: number; host?: string } = {}): Promise<RunningMockDealer> {
+export async function startMockDealer(opts: MockDealerOptions & { port?: number; host?: string; timeouts?: ListenerTimeouts } = {}): Promise<RunningMockDealer> {
   const dealer = createMockDealer(opts);
-  const server = createServer((req, res) => dealer.handle(req, res));
+  const server = createServer(listenerOptions(opts.timeouts), (req, res) => dealer.handle(req, res));
+  server.on('clientError', answerClientError);
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

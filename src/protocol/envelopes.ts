@@ -224,3 +224,11 @@ export function summarizeError(error: JsonRpcError): ErrorSummary {
   }
   return summary;
 }
+
+/**
+ * The proxy's own answer to a request it refuses before reading it whole (body too large, body
+ * stalled): a JSON-RPC Invalid Request (-32600) with id null, since the id was never read.
+ */
+export function buildRequestRefused(reason: string): JsonRpcErrorResponse {
+  return buildA2aError('INVALID_REQUEST', null, { message: `aap-chaos refused the request: ${reason}`, metadata: { source: 'aap-chaos' } });
+}

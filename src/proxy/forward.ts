@@ -57,6 +57,17 @@ export interface UpstreamSink {
   onError(err: Error): void;
 }
 
+/** How an https:// dealer's certificate is checked. */
+export interface DealerTls {
+  /** PEM certificate(s) trusted in addition to the system's (--ca FILE). */
+  ca?: string;
+  /** Accept any certificate (--insecure); for a staging dealer with a self-signed one. */
+  insecure?: boolean;
+}
+
+/** TLS verification failures a user fixes with --ca or --insecure. */
+const CERT_ERRORS = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+
 export class Forwarder {
   readonly origin: string;
   /** The target's base path without a trailing slash ('' for none). */
@@ -64,7 +75,7 @@ export class Forwarder {
   private readonly pool: Pool;
   private readonly timeoutMs: number;
 
-  constructor(target: string, opts: { timeoutMs: number; connections?: number }) {
+  constructor(target: string, opts: { timeoutMs: number; connections?: number; tls?: DealerTls }) {
     const url = new URL(target);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
@@ -75,6 +86,7 @@ export class Forwarder {
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       connectTimeout: Math.min(opts.timeoutMs, 10_000),
+      ...(opts.tls && (opts.tls.ca || opts.tls.insecure) ? { connect: { ...(opts.tls.ca ? { ca: opts.tls.ca } : {}), rejectUnauthorized: !opts.tls.insecure } } : {}),
     });
   }
 
@@ -154,6 +166,11 @@ export class Forwarder {
 export function describeUpstreamError(err: unknown, origin: string): { cause: string; code: string } {
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
   const code = e?.code ?? e?.cause?.code ?? e?.name ?? 'UNKNOWN';
+  if (CERT_ERRORS.has(code))
+    return {
+      code,
+      cause: `the TLS certificate of ${origin} is not trusted (${code}): pass --ca FILE with the dealer's CA certificate (PEM), or --insecure to skip verification for this staging dealer`,
+    };
   switch (code) {
     case 'ECONNREFUSED':
       return { code, cause: `connection refused by ${origin} (ECONNREFUSED)` };

@@ -19,6 +19,8 @@ export class ProfileTracker {
   origin: 'flag' | 'card' | 'default';
   /** Whether the dealer's card marks its AAP extension required (undefined until a card is seen). */
   extensionRequired: boolean | undefined;
+  /** Why the dealer's card gave no profile on the last read, while `origin` is 'default'. */
+  fallbackReason: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** What the dealer's card declared last, if one was seen. */
   private cardUri: string | undefined;
@@ -73,9 +75,22 @@ export class ProfileTracker {
         signal: ac.signal,
       });
       const text = await res.body.text();
-      if (res.statusCode === 200) this.observeCard(JSON.parse(text));
-    } catch {
+      if (res.statusCode !== 200) this.fallbackReason = `the dealer answered ${res.statusCode} for ${AGENT_CARD_PATH}`;
+      else {
+        let card: unknown;
+        try {
+          card = JSON.parse(text);
+        } catch {
+          this.fallbackReason = `the dealer's agent card is not valid JSON`;
+        }
+        if (card !== undefined) {
+          this.observeCard(card);
+          if (!findAapExtension(card)) this.fallbackReason = `the dealer's agent card names no AAP extension`;
+        }
+      }
+    } catch (err) {
       // keep what we have; the next refresh or a card passing through will correct it
+      this.fallbackReason = `the dealer's agent card could not be read (${(err as { code?: string }).code ?? (err as Error).message})`;
     } finally {
       clearTimeout(timer);
     }
@@ -84,6 +99,7 @@ export class ProfileTracker {
   observeCard(card: unknown): void {
     const ext = findAapExtension(card);
     if (!ext) return;
+    this.fallbackReason = undefined;
     this.cardUri = ext.uri;
     this.extensionRequired = ext.required;
     this.cardProfile = ext.profile;

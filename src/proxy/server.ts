@@ -12,13 +12,18 @@ import { isAgentCardPath, rewriteAgentCard } from '../protocol/agent-card.js';
 import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
 import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
-import { describeUpstreamError, endToEndHeaders, Forwarder, type UpstreamHead } from './forward.js';
+import { describeUpstreamError, endToEndHeaders, Forwarder, type DealerTls, type UpstreamHead } from './forward.js';
 import { readRequestBody } from './body.js';
+import { answerClientError, listenerOptions, type ListenerTimeouts } from './listener-limits.js';
+import { DEFAULT_MAX_BODY_BYTES, refuseOversizedBody } from './body-limit.js';
+import { endConnection, resetConnection } from './connection-faults.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
 import { buildJournalEntry } from '../journal/facts.js';
 import { sessionOf } from './session-header.js';
 import { DEFAULT_SESSION_HEADER } from '../engine/sessions.js';
+import { boundJournalEntry } from '../journal/bounds.js';
+import { redacted, secretHeaderNames } from '../journal/redact.js';
 import { BuyerWatch, collect, looksLikeRpcError, noteError, pipeToBuyer, type Outcome } from './reply-io.js';
 import { dealerViolations, DealerReplyCopy, isCheckedRequest } from './dealer-check.js';
 import { CardHistory, cardReplacement, faultCard } from '../effects/card.js';
@@ -49,6 +54,14 @@ export interface ProxyOptions {
   sessionHeader?: string;
   /** Check what the dealer sends against the conformance rules (after the reply is out; bytes unchanged). */
   checkDealer?: boolean;
+  /** Request bodies larger than this are refused with 413 (default 10 MB). */
+  maxBodyBytes?: number;
+  /** Time limits for a buyer sending its request (defaults in listener-limits.ts). */
+  timeouts?: ListenerTimeouts;
+  /** Header names whose values are secrets besides Authorization, cookies and x-api-key (--redact-header). */
+  redactHeaders?: string[];
+  /** TLS trust for an https:// dealer (--ca, --insecure). */
+  tls?: DealerTls;
 }
 
 export interface RequestObserver {
@@ -68,6 +81,8 @@ export class ChaosProxy {
   private readonly opts: Required<Pick<ProxyOptions, 'maxInspectBytes' | 'rewriteCard'>> & ProxyOptions;
   private readonly clientKeyHeader: string | undefined;
   private readonly sessionHeader: string;
+  /** The client key header carries a secret: the journal keeps a hash of it. */
+  private readonly clientKeyIsSecret: boolean;
   private readonly sockets = new Set<import('node:net').Socket>();
   private closing = false;
 
@@ -75,22 +90,20 @@ export class ChaosProxy {
     // `??`, not a spread: callers pass `undefined` for "not set", which must keep the default.
     this.opts = { ...opts, maxInspectBytes: opts.maxInspectBytes ?? 1024 * 1024, rewriteCard: opts.rewriteCard ?? true };
     this.dryRun = opts.dryRun ?? false;
-    this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000 });
+    this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri);
     this.sessionHeader = (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase();
     this.clientKeyHeader = opts.clientKey?.startsWith('header:') ? opts.clientKey.slice('header:'.length).toLowerCase() : undefined;
-    this.server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
+    this.clientKeyIsSecret = this.clientKeyHeader !== undefined && secretHeaderNames(opts.redactHeaders).has(this.clientKeyHeader);
+    this.server = http.createServer({ keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
       this.handle(req, res).catch((err) => this.failSafe(res, err));
     });
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
-    // A malformed request line must never take the process down.
-    this.server.on('clientError', (_err, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      else socket.destroy();
-    });
+    // A malformed request line, or a buyer out of time, must never take the process down.
+    this.server.on('clientError', answerClientError);
   }
 
   async listen(port = this.opts.port ?? 8080, host = this.opts.host ?? '127.0.0.1'): Promise<string> {
@@ -129,6 +142,7 @@ export class ChaosProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = Date.now();
     const t0 = performance.now();
+    if (refuseOversizedBody(req, res, this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)) return;
     const body = await readRequestBody(req, this.opts.maxInspectBytes);
     const request = classifyRequest({
       method: req.method ?? 'GET',
@@ -168,6 +182,9 @@ export class ChaosProxy {
       }
     } finally {
       decision.release();
+      // Answered before the body was read through (the dealer replied early, or a fault did):
+      // the rest of it would block the connection, so it closes once this reply is out.
+      if (!req.complete) void endConnection(res);
       // While draining, a keep-alive connection is let go as soon as its last reply is out,
       // instead of holding close() open until the drain timeout.
       if (this.closing) setImmediate(() => this.server.closeIdleConnections());
@@ -206,8 +223,7 @@ export class ChaosProxy {
       }
       case 'reset':
         outcome.status = 0;
-        // Drop any unread request bytes first so the RST is not preceded by a graceful close.
-        req.socket.resetAndDestroy();
+        await resetConnection(res);
         return;
       case 'hang':
         outcome.status = 0;
@@ -216,7 +232,7 @@ export class ChaosProxy {
         } catch {
           return; // the buyer gave up first
         }
-        req.socket.destroy();
+        res.destroy(); // Node waits until earlier pipelined replies are out
         return;
       case 'malformed_json': {
         const bytes = malformedJsonBody(request.id);
@@ -236,7 +252,7 @@ export class ChaosProxy {
             if (room > 0) res.write(chunk.subarray(0, room));
             up.body.destroy();
             // The bytes written so far still go out; then the connection closes mid-body.
-            res.socket?.end();
+            await endConnection(res);
             return;
           }
           res.write(chunk);
@@ -439,7 +455,7 @@ export class ChaosProxy {
         /* not JSON after all: nothing to note */
       }
     }
-    const entry = buildJournalEntry(request, decision, outcome, {
+    const entry = boundJournalEntry(buildJournalEntry(request, decision, outcome, {
       startedAt,
       durationMs,
       client: this.clientKeyOf(request),
@@ -447,7 +463,7 @@ export class ChaosProxy {
       aborted,
       dryRun: this.dryRun,
       session,
-    });
+    }));
     // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.
     if (outcome.dealerCopy && !aborted) entry.conformance = dealerViolations(request, outcome.dealerCopy, this.profile);
     for (const o of this.observers) o.onRequestDone(entry);
@@ -456,7 +472,9 @@ export class ChaosProxy {
   private clientKeyOf(request: ClassifiedRequest): string {
     if (this.clientKeyHeader) {
       const v = request.headers[this.clientKeyHeader];
-      return (Array.isArray(v) ? v[0] : v) ?? `${this.clientKeyHeader}:(none)`;
+      const value = Array.isArray(v) ? v[0] : v;
+      if (value === undefined) return `${this.clientKeyHeader}:(none)`;
+      return this.clientKeyIsSecret ? redacted(value) : value;
     }
     return request.clientIp;
   }

@@ -3,9 +3,10 @@
  * validate against the schema, run the semantic checks, and report every problem at once as
  * `file:line:col  /json/pointer  message`. Nothing here throws on bad input.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, visit } from 'yaml';
+import { excessiveNestingAt, MAX_ALIAS_EXPANSIONS, scenarioLimits, TOO_DEEP_MESSAGE, tooLargeMessage, tooManyRulesMessage } from './limits.js';
 import { DocumentPositions } from './positions.js';
 import { schemaProblems, type LocatedMessage } from './schema-problems.js';
 import { semanticProblems } from './semantic.js';
@@ -14,6 +15,7 @@ import type { Scenario } from './types.generated.js';
 
 export { resolveScenarioRef, listBuiltinScenarios, BUILTIN_SCENARIO_DIR } from './builtin.js';
 export type { ResolvedScenarioRef, BuiltinScenarioInfo } from './builtin.js';
+export { configureScenarioLimits, DEFAULT_SCENARIO_LIMITS, type ScenarioLimits } from './limits.js';
 export type { Scenario, Rule } from './types.generated.js';
 
 export interface ScenarioProblem {
@@ -35,7 +37,16 @@ export function formatProblem(p: ScenarioProblem): string {
 
 /** Parses and validates scenario text; `sourceName` names it in problems and gives the default scenario name. */
 export function loadScenarioText(text: string, sourceName: string): LoadResult {
+  const whole = (message: string): LoadResult => ({ ok: false, problems: [{ file: sourceName, line: 0, col: 0, path: '', message }] });
+  const bytes = Buffer.byteLength(text);
+  if (bytes > scenarioLimits().maxBytes) return whole(tooLargeMessage(bytes));
   const lines = new LineCounter();
+  const tooDeep = excessiveNestingAt(text);
+  if (tooDeep >= 0) {
+    const before = text.slice(0, tooDeep);
+    const line = before.split('\n').length;
+    return { ok: false, problems: [{ file: sourceName, line, col: tooDeep - before.lastIndexOf('\n'), path: '', message: TOO_DEEP_MESSAGE }] };
+  }
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const positions = new DocumentPositions(doc, lines);
 
@@ -44,9 +55,19 @@ export function loadScenarioText(text: string, sourceName: string): LoadResult {
     return { ok: false, problems };
   }
 
-  const document: unknown = doc.toJS({ maxAliasCount: 100 });
+  let document: unknown;
+  try {
+    document = doc.toJS({ maxAliasCount: MAX_ALIAS_EXPANSIONS });
+  } catch {
+    // The parser refuses an alias bomb (aliases expanding to aliases) without saying where.
+    return { ok: false, problems: [{ file: sourceName, ...positions.at(firstAliasOffset(doc)), path: '', message: `YAML aliases expand more than ${MAX_ALIAS_EXPANSIONS} times (an alias bomb?); write the values out instead` }] };
+  }
   if (document === null || document === undefined)
     return { ok: false, problems: [{ file: sourceName, line: 1, col: 1, path: '', message: 'the file is empty; a scenario is an object (at least `rules: []`)' }] };
+
+  const rules = (document as { rules?: unknown }).rules;
+  if (Array.isArray(rules) && rules.length > scenarioLimits().maxRules)
+    return { ok: false, problems: [{ file: sourceName, ...positions.locate('/rules', 'key'), path: '/rules', message: tooManyRulesMessage(rules.length) }] };
 
   const located: LocatedMessage[] = [...schemaProblems(document), ...semanticProblems(document)];
   if (located.length > 0) {
@@ -58,6 +79,17 @@ export function loadScenarioText(text: string, sourceName: string): LoadResult {
   const scenario = document as Scenario;
   scenario.scenario ??= path.basename(sourceName).replace(/\.(ya?ml|json)$/i, '');
   return { ok: true, scenario };
+}
+
+function firstAliasOffset(doc: ReturnType<typeof parseDocument>): number {
+  let offset = 0;
+  visit(doc, {
+    Alias(_key, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
 }
 
 function dedupe(problems: ScenarioProblem[]): ScenarioProblem[] {
@@ -73,6 +105,9 @@ function dedupe(problems: ScenarioProblem[]): ScenarioProblem[] {
 export async function loadScenarioFile(file: string): Promise<LoadResult> {
   let text: string;
   try {
+    // Refused before it is read: a huge file must not cost its size in memory first.
+    const { size } = await stat(file);
+    if (size > scenarioLimits().maxBytes) return { ok: false, problems: [{ file, line: 0, col: 0, path: '', message: tooLargeMessage(size) }] };
     text = await readFile(file, 'utf8');
   } catch (e) {
     return { ok: false, problems: [{ file, line: 0, col: 0, path: '', message: readFailure(e) }] };

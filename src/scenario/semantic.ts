@@ -58,7 +58,7 @@ export function semanticProblems(document: unknown): LocatedMessage[] {
       try {
         compileScenarioRegex(source);
       } catch (e) {
-        report(at('match', ...path), `invalid regular expression: ${(e as Error).message.replace(/^Invalid regular expression: \/.*\/\w*: /, '')}`);
+        report(at('match', ...path), `invalid regular expression: ${(e as Error).message.replace(/^error parsing regexp: /, '')} (patterns use RE2 syntax: no lookaround, no backreferences)`);
       }
     }
   });

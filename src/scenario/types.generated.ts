@@ -232,7 +232,7 @@ export interface Match {
  */
 export interface HeaderCondition {
   /**
-   * JavaScript regular expression the header value must contain a match of (add ^…$ to anchor).
+   * Regular expression (RE2 syntax, matched in linear time) the header value must contain a match of (add ^…$ to anchor).
    */
   regex?: string;
   /**
@@ -260,7 +260,7 @@ export interface BodyMatcher {
    */
   exists?: boolean;
   /**
-   * The value at the pointer must be a string containing a match of this JavaScript regular expression.
+   * The value at the pointer must be a string containing a match of this regular expression (RE2 syntax, matched in linear time).
    */
   regex?: string;
   /**

@@ -41,7 +41,7 @@ export async function adminCall(
   opts: { body?: string; contentType?: string; token?: string } = {},
 ): Promise<AdminReply> {
   const headers: Record<string, string> = {};
-  if (opts.body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
+  if (opts.body !== undefined || method !== 'GET') headers['content-type'] = opts.contentType ?? 'application/json';
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
   const reply = await request(runtime.adminUrl + path, { method, headers, body: opts.body });
   let json: unknown;

@@ -1,0 +1,179 @@
+// A seeded fuzz against the proxy, the mock dealer and the admin API. Every case is sent on its own
+// socket; each must be answered or closed within a bound, the listeners keep serving, and open file
+// descriptors come back to their baseline. The seed is printed; AAP_CHAOS_FUZZ_SEED replays a run.
+import t from 'tap';
+import net from 'node:net';
+import { readdirSync } from 'node:fs';
+import { startRuntime } from '../../src/runtime.js';
+import { request, skillRequest, waitFor } from '../helpers/servers.js';
+
+const SEED = Number(process.env.AAP_CHAOS_FUZZ_SEED ?? Date.now() % 1_000_000);
+const CASES = Number(process.env.AAP_CHAOS_FUZZ_CASES ?? 1_200);
+const BOUND_MS = 10_000;
+const PARALLEL = 8;
+
+/** mulberry32: small, fast, seeded. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// One rule of every effect kind, each picked by an exact header, so a case chooses which it hits.
+const EFFECTS: Record<string, string> = {
+  error: 'error: VEHICLE_UNAVAILABLE',
+  a2a: 'a2a_error: TASK_NOT_FOUND',
+  require: 'require: { extension: true }',
+  limit: 'rate_limit: { limit: 1, window_ms: 60000 }',
+  http: 'http: { status: 503, body: "down" }',
+  reset: 'network: reset',
+  hang: 'network: { hang_ms: 50 }',
+  malformed: 'network: malformed_json',
+  cut: 'network: { truncate_bytes: 30 }',
+  delay: 'delay: { ms: 5 }',
+  patch: 'patch: [{ op: add, path: /fuzz, value: 1 }]',
+  envelope: 'envelope: { shuffle: true, unknown_detail: true }',
+  stream: 'stream: { delay_ms: 1 }',
+  bandwidth: 'bandwidth: { bytes_per_s: 200000 }',
+};
+const SCENARIO = `scenario: fuzz\nrules:\n${Object.entries(EFFECTS)
+  .map(([id, effect]) => `  - id: ${id}\n    match: { headers: { x-fuzz-rule: ${id} } }\n    ${effect}\n`)
+  .join('')}  - id: pattern\n    match: { headers: { x-fuzz-pattern: { regex: "(a+)+$" } } }\n    error: INTERNAL_ERROR\n`;
+
+type Rand = () => number;
+const pick = <T>(r: Rand, list: readonly T[]): T => list[Math.floor(r() * list.length)]!;
+const bytes = (r: Rand, n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(r() * 256)));
+
+function bodies(r: Rand, maxBody: number, maxInspect: number): Buffer {
+  const valid = skillRequest(pick(r, ['dealer.information', 'inventory.facets', 'inventory.search', 'inventory.vehicle', 'lead.submit']), { q: 'x' }, Math.floor(r() * 1000));
+  switch (Math.floor(r() * 12)) {
+    case 0:
+      return bytes(r, Math.floor(r() * 2000));
+    case 1:
+      return Buffer.from(valid.slice(0, Math.floor(r() * valid.length)));
+    case 2:
+      return Buffer.from('{"jsonrpc":"2.0",,}');
+    case 3:
+      return Buffer.from(JSON.stringify(pick(r, [[], {}, 1, 'x', null, { jsonrpc: '1.0' }, { method: 7 }, { jsonrpc: '2.0', method: 'SendMessage', params: 'no' }])));
+    case 4:
+      return Buffer.from(`[${valid},${valid},{"id":2}]`);
+    case 5:
+      return Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+    case 6:
+      return r() < 0.15 ? Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'x'.repeat(5_000_000), method: 'SendMessage' })) : Buffer.from(valid);
+    case 7:
+      return Buffer.concat([Buffer.from(valid.slice(0, 40)), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from(valid.slice(40))]);
+    case 8:
+      return Buffer.alloc(maxInspect + 1 + Math.floor(r() * 1000), 'a');
+    case 9:
+      return r() < 0.2 ? Buffer.alloc(maxBody + 10, 'b') : Buffer.from(valid);
+    default:
+      return Buffer.from(valid);
+  }
+}
+
+function httpRequest(r: Rand, opts: { host: string; path: string; maxBody: number; maxInspect: number; method?: string; last: boolean }): Buffer {
+  const body = bodies(r, opts.maxBody, opts.maxInspect);
+  const headers: string[] = [`host: ${opts.host}`];
+  const type = pick(r, ['application/json', 'application/json', 'text/plain', 'application/yaml', 'application/x-www-form-urlencoded', undefined]);
+  if (type) headers.push(`content-type: ${type}`);
+  if (r() < 0.3) headers.push(`x-fuzz-rule: ${pick(r, Object.keys(EFFECTS))}`);
+  if (r() < 0.05) headers.push(`x-fuzz-pattern: ${'a'.repeat(40)}!`);
+  if (r() < 0.05) headers.push('x-dup: 1', 'x-dup: 2', 'content-type: text/html');
+  if (r() < 0.03) headers.push(`x-big: ${'h'.repeat(60_000)}`);
+  if (r() < 0.05) headers.push('origin: http://evil.example');
+  if (opts.last) headers.push('connection: close');
+  const chunked = r() < 0.1;
+  if (chunked) headers.push('transfer-encoding: chunked');
+  else headers.push(`content-length: ${body.length}`);
+  const head = Buffer.from(`${opts.method ?? 'POST'} ${opts.path} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`);
+  return Buffer.concat(chunked ? [head, Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')] : [head, body]);
+}
+
+/** One case: raw bytes on a fresh socket. Resolves with how long until the server closed it. */
+function sendCase(url: string, payload: Buffer): Promise<number | 'unbounded'> {
+  const { hostname, port } = new URL(url);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve('unbounded');
+    }, BOUND_MS);
+    socket.on('data', () => {});
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Date.now() - started);
+    });
+    socket.write(payload, () => {});
+  });
+}
+
+function caseFor(r: Rand, url: string, target: 'proxy' | 'mock' | 'admin', limits: { maxBody: number; maxInspect: number }): Buffer {
+  const host = new URL(url).host;
+  const path = target === 'admin' ? pick(r, ['/status', '/reset', '/scenario', '/rules/error', '/journal?limit=2', '/metrics', '/events', '/nope']) : pick(r, ['/a2a', '/a2a', '/', '/.well-known/agent-card.json']);
+  const method = target === 'admin' ? pick(r, ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) : pick(r, ['POST', 'POST', 'POST', 'GET']);
+  const kind = r();
+  if (kind < 0.06) return bytes(r, 1 + Math.floor(r() * 500)); // not HTTP at all
+  if (kind < 0.1) return Buffer.from(`GET / HTTP/1.1\r\nhost: ${host}\r\nx: ${'\u00ff'.repeat(10)}\r\nbad header line\r\n\r\n`, 'latin1');
+  if (kind < 0.2) {
+    // Pipelined: several requests in one write; the server closes after the last.
+    const n = 2 + Math.floor(r() * 3);
+    return Buffer.concat(Array.from({ length: n }, (_, i) => httpRequest(r, { host, path, method, ...limits, last: i === n - 1 })));
+  }
+  const req = httpRequest(r, { host, path, method, ...limits, last: true });
+  return r() < 0.03 ? req.subarray(0, Math.floor(r() * req.length)) : req; // cut short: the timeouts end it
+}
+
+/** The request lines and headers of a case (long values shortened), for a failure message. */
+function describe(payload: Buffer): string {
+  const text = payload.toString('latin1');
+  const heads = [...text.matchAll(/(?:GET|POST|PUT|PATCH|DELETE) \S+ HTTP\/1\.1\r\n[\s\S]*?\r\n\r\n/g)].map((m) => m[0].replace(/([^\r\n:]+: )([^\r\n]{60})[^\r\n]+/g, '$1$2…'));
+  return heads.length ? heads.join(' | ') : JSON.stringify(text.slice(0, 80));
+}
+
+const openFds = () => readdirSync('/proc/self/fd').length;
+
+t.test(`fuzz: proxy, mock dealer and admin API (seed ${SEED}, ${CASES} cases)`, async (t) => {
+  t.comment(`replay with AAP_CHAOS_FUZZ_SEED=${SEED}`);
+  const limits = { maxBody: 2 * 1024 * 1024, maxInspect: 64 * 1024 };
+  const rt = await startRuntime({ port: 0, adminPort: 0, env: {}, scenario: SCENARIO, maxBodyBytes: limits.maxBody, maxInspectBytes: limits.maxInspect, headerTimeoutMs: 1_000, bodyTimeoutMs: 1_000, upstreamTimeoutMs: 5_000 });
+  t.teardown(() => rt.close());
+  const mockUrl = rt.status().target;
+  const targets = { proxy: rt.url, mock: mockUrl, admin: rt.adminUrl } as const;
+  const fdsBefore = openFds();
+  const rssBefore = process.memoryUsage().rss;
+  const r = prng(SEED);
+  const plan = Array.from({ length: CASES }, (_, i) => {
+    const target = i % 5 === 3 ? 'mock' : i % 5 === 4 ? 'admin' : 'proxy';
+    return { target, payload: caseFor(r, targets[target], target, limits) } as const;
+  });
+  const slow: string[] = [];
+  let next = 0;
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      while (next < plan.length) {
+        const i = next++;
+        const c = plan[i]!;
+        const ms = await sendCase(targets[c.target], c.payload);
+        if (ms === 'unbounded') slow.push(`case ${i} (${c.target}), ${c.payload.length} bytes: ${describe(c.payload)}`);
+      }
+    }),
+  );
+  t.same(slow, [], `every case answered or closed within ${BOUND_MS} ms (${Date.now() - started} ms in all)`);
+  for (const [name, url] of Object.entries({ proxy: `${rt.url}/a2a`, mock: `${mockUrl}/a2a` })) {
+    const reply = await request(url, { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } });
+    t.equal(reply.status, 200, `the ${name} still serves`);
+  }
+  t.equal((await request(`${rt.adminUrl}/status`)).status, 200, 'the admin API still serves');
+  await waitFor(() => openFds() <= fdsBefore + 10, 15_000).catch(() => {});
+  t.ok(openFds() <= fdsBefore + 10, `open file descriptors back near baseline (${fdsBefore} → ${openFds()})`);
+  const grown = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
+  t.ok(grown < 300, `RSS grew ${grown.toFixed(0)} MB`);
+});
