@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../protocol/codes.js';
 import { buildA2aError, buildAapError, type JsonRpcErrorResponse, type JsonRpcId } from '../protocol/envelopes.js';
-import { validateSkillRequest } from './request-validation.js';
+import { validateSkillRequest } from '../protocol/request-schemas.js';
 import { SKILL_HANDLERS, type SkillContext } from './skills/index.js';
 import { SKILL_IDS, isSkillId, requestMediaType, responseMediaType, type SkillId } from './skill-table.js';
 

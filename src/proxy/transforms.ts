@@ -23,8 +23,8 @@ export function applyJsonPlan(json: unknown, plan: ReplyPlan, profile: Profile, 
     }
   }
   if (plan.envelope) {
-    const { reply, changed } = applyEnvelopeFaults(doc, plan.envelope, profile, plan.envelope.random);
-    if (!changed) notes.push('envelope faults not applied: the reply is not a JSON-RPC error');
+    const { reply, changed, reason } = applyEnvelopeFaults(doc, plan.envelope, profile, plan.envelope.random);
+    if (!changed) notes.push(`envelope faults not applied: ${reason}`);
     doc = reply;
   }
   return doc;
