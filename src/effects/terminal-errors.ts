@@ -2,6 +2,7 @@
  * Terminal effects that answer with a JSON-RPC error envelope: `error` (an AAP code) and
  * `a2a_error` (an A2A protocol error by name). Both ask src/protocol for the envelope.
  */
+import { stringifyJsonRpc } from '../protocol/rpc-id.js';
 import { buildA2aError, buildAapError, buildExtensionRequired, type JsonRpcErrorResponse } from '../protocol/envelopes.js';
 import { A2A_ERROR_TABLE, AAP_CODE_TABLE, DEFAULT_RETRY_AFTER_MS, type A2aErrorName, type AapCode } from '../protocol/codes.js';
 import type { ErrorSpec, Rule } from '../scenario/types.generated.js';
@@ -10,7 +11,7 @@ import type { EffectContext, TerminalAction, TerminalEffect } from './effect.js'
 
 /** JSON-RPC errors travel on HTTP 200 unless a rule says otherwise. */
 export function envelopeReply(envelope: JsonRpcErrorResponse, status = 200): TerminalAction {
-  return { type: 'reply', status, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(envelope)), envelope };
+  return { type: 'reply', status, headers: { 'content-type': 'application/json' }, body: Buffer.from(stringifyJsonRpc(envelope)), envelope };
 }
 
 /** The retry hint as the journal sentence names it; RATE_LIMITED without one gets the default. */

@@ -1,5 +1,6 @@
 /** Small HTTP helpers of the mock dealer: bounded body reading and JSON replies. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { stringifyJsonRpc } from '../protocol/rpc-id.js';
 
 /** Larger requests are refused rather than buffered; no AAP request comes close. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -35,7 +36,7 @@ export function readBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): 
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
+  const text = stringifyJsonRpc(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

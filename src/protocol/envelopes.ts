@@ -4,6 +4,7 @@
  * request under this profile"; nothing else assembles error JSON by hand.
  */
 import { newUlid } from './ids.js';
+import type { JsonRpcId } from './rpc-id.js';
 import { deriveValidationErrors, type ValidatedRequest } from './validation-details.js';
 import {
   A2A_ERROR_DOMAIN,
@@ -22,7 +23,7 @@ import {
   type Profile,
 } from './codes.js';
 
-export type JsonRpcId = string | number | null;
+export type { JsonRpcId } from './rpc-id.js';
 
 export interface ValidationProblem {
   instanceLocation: string;

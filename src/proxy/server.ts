@@ -8,12 +8,13 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js';
 import { buildUpstreamUnreachable } from '../protocol/envelopes.js';
+import { rpcIdFromText, stringifyJsonRpc, topLevelIdText, withExactId } from '../protocol/rpc-id.js';
 import { isAgentCardPath, rewriteAgentCard } from '../protocol/agent-card.js';
 import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
 import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
 import { describeUpstreamError, endToEndHeaders, Forwarder, type UpstreamHead } from './forward.js';
-import { readRequestBody } from './body.js';
+import { ID_SCAN_BYTES, readPrefix, readRequestBody } from './body.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
 import { buildJournalEntry } from '../journal/facts.js';
@@ -179,13 +180,16 @@ export class ChaosProxy {
         let bodyBytes = action.body;
         if (action.envelope) {
           outcome.error = action.envelope.error;
-          if (plan.envelope) {
-            const changed = applyJsonPlan(action.envelope, { ...plan, patches: [] }, this.profile.profile, outcome.notes);
-            bodyBytes = Buffer.from(JSON.stringify(changed));
-          }
+          let envelope: unknown = action.envelope;
+          // Too large to classify: the id is looked for in the body's first bytes only (null if not there).
+          if (request.kind === 'oversized') envelope = { ...action.envelope, id: rpcIdFromText(topLevelIdText(await readPrefix(forwardBody, ID_SCAN_BYTES, buyer.signal))) };
+          if (plan.envelope) envelope = applyJsonPlan(envelope, { ...plan, patches: [] }, this.profile.profile, outcome.notes);
+          if (envelope !== action.envelope) bodyBytes = Buffer.from(stringifyJsonRpc(envelope));
         }
         const headers: Record<string, string | number> = { ...action.headers, [RULE_HEADER]: ruleId };
         if (!('content-length' in headers)) headers['content-length'] = bodyBytes.length;
+        // The unread rest of an oversized body must not be taken for the next request.
+        if (request.kind === 'oversized') headers.connection = 'close';
         outcome.status = action.status;
         await this.sendBytes(res, action.status, headers, bodyBytes, plan, buyer);
         return;
@@ -261,9 +265,9 @@ export class ChaosProxy {
           this.profile.observeCard(json);
           json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, this.forwarder.basePath);
         }
-        json = applyJsonPlan(json, plan, this.profile.profile, outcome.notes);
+        json = withExactId(applyJsonPlan(json, plan, this.profile.profile, outcome.notes), raw);
         noteError(outcome, json);
-        bytes = Buffer.from(JSON.stringify(json));
+        bytes = Buffer.from(stringifyJsonRpc(json));
       } catch {
         outcome.notes.push('reply not changed: the dealer response is not valid JSON');
       }
@@ -370,7 +374,7 @@ export class ChaosProxy {
   private answerUnreachable(res: ServerResponse, request: ClassifiedRequest, err: unknown, outcome: Outcome): void {
     const { cause } = describeUpstreamError(err, this.forwarder.origin);
     const envelope = buildUpstreamUnreachable(this.profile.profile, request.id, cause);
-    const bytes = Buffer.from(JSON.stringify(envelope));
+    const bytes = Buffer.from(stringifyJsonRpc(envelope));
     outcome.source = 'proxy';
     outcome.status = 502;
     outcome.error = envelope.error;
@@ -430,7 +434,7 @@ export class ChaosProxy {
       res.destroy();
       return;
     }
-    const bytes = Buffer.from(JSON.stringify(buildUpstreamUnreachable(this.profile.profile, null, 'internal proxy failure')));
+    const bytes = Buffer.from(stringifyJsonRpc(buildUpstreamUnreachable(this.profile.profile, null, 'internal proxy failure')));
     res.writeHead(500, { 'content-type': 'application/json', 'content-length': bytes.length, [SOURCE_HEADER]: 'proxy' });
     res.end(bytes);
   }
