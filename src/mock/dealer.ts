@@ -39,6 +39,7 @@ export interface MockDealer {
 export function createMockDealer(opts: MockDealerOptions = {}): MockDealer {
   const profile = opts.profile ?? '1.3';
   const extensionUri = opts.extensionUri ?? extensionUriForProfile(profile);
+  if (!URL.canParse(extensionUri)) throw new Error(`mock dealer: extension URI "${extensionUri}" is not an absolute URI`);
   const streaming = opts.streaming ?? false;
   // Loading throws a user-facing Error (file name + JSON paths) before any server starts.
   const inventory = opts.inventoryFile !== undefined ? loadInventoryFile(opts.inventoryFile) : Inventory.fromSeed(opts.seed);

@@ -36,6 +36,8 @@ export interface ProxyOptions {
   /** Rewrite the agent card's interface URLs to point at the proxy (default true). */
   rewriteCard?: boolean;
   profile?: ProfileSetting;
+  /** Who chose a fixed `profile`: the --profile flag (default) or the scenario. */
+  profileOrigin?: 'flag' | 'scenario';
   /** Overrides the AAP extension URI named by -32008. */
   extensionUri?: string;
   /** Who a journal line is attributed to: `ip` (default) or `header:NAME`. */
@@ -66,7 +68,7 @@ export class ChaosProxy {
     this.opts = { ...opts, maxInspectBytes: opts.maxInspectBytes ?? 1024 * 1024, rewriteCard: opts.rewriteCard ?? true };
     this.dryRun = opts.dryRun ?? false;
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000 });
-    this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri);
+    this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
     this.clientKeyHeader = opts.clientKey?.startsWith('header:') ? opts.clientKey.slice('header:'.length).toLowerCase() : undefined;
     this.server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
       this.handle(req, res).catch((err) => this.failSafe(res, err));

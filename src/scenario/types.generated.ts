@@ -330,50 +330,12 @@ export interface ErrorSpec {
  * The AAP payload's details object. For the validation codes, `errors` is derived from the request when absent (see docs/scenarios.md).
  */
 export interface ErrorDetails {
-  /**
-   * Validation problems (JSON Schema output units); under 2.0 a google.rpc.BadRequest mirrors them.
-   *
-   * @minItems 1
-   */
-  errors?: [
-    {
-      instanceLocation: string;
-      keyword: string;
-      error: string;
-    },
-    ...{
-      instanceLocation: string;
-      keyword: string;
-      error: string;
-    }[]
-  ];
-  retry_after_ms?: number;
-  retry_after_seconds?: number;
   [k: string]: unknown;
 }
 /**
  * With `error: CODE`: the AAP payload's details object. For the validation codes, `errors` is derived from the request when absent (see docs/scenarios.md).
  */
 export interface ErrorDetails1 {
-  /**
-   * Validation problems (JSON Schema output units); under 2.0 a google.rpc.BadRequest mirrors them.
-   *
-   * @minItems 1
-   */
-  errors?: [
-    {
-      instanceLocation: string;
-      keyword: string;
-      error: string;
-    },
-    ...{
-      instanceLocation: string;
-      keyword: string;
-      error: string;
-    }[]
-  ];
-  retry_after_ms?: number;
-  retry_after_seconds?: number;
   [k: string]: unknown;
 }
 /**
@@ -563,30 +525,11 @@ export interface ReportThresholds1 {
   storm_tolerance?: number;
 }
 /**
- * The AAP payload's details object: free-form, except for the keys the seed gives a meaning.
+ * The AAP payload's details object: free-form, except for the keys the seed gives a meaning (errors: validation problems, mirrored by the 2.0 google.rpc.BadRequest; retry_after_ms / retry_after_seconds: retry hints).
  *
  * This interface was referenced by `Scenario`'s JSON-Schema
  * via the `definition` "ErrorDetails".
  */
 export interface ErrorDetails2 {
-  /**
-   * Validation problems (JSON Schema output units); under 2.0 a google.rpc.BadRequest mirrors them.
-   *
-   * @minItems 1
-   */
-  errors?: [
-    {
-      instanceLocation: string;
-      keyword: string;
-      error: string;
-    },
-    ...{
-      instanceLocation: string;
-      keyword: string;
-      error: string;
-    }[]
-  ];
-  retry_after_ms?: number;
-  retry_after_seconds?: number;
   [k: string]: unknown;
 }
