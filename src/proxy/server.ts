@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js';
 import { buildUpstreamUnreachable } from '../protocol/envelopes.js';
 import { rpcIdFromText, stringifyJsonRpc, topLevelIdText, withExactId } from '../protocol/rpc-id.js';
-import { isAgentCardPath, rewriteAgentCard } from '../protocol/agent-card.js';
+import { CONDITIONAL_REQUEST_HEADERS, isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent-card.js';
 import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
 import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
@@ -260,7 +260,7 @@ export class ChaosProxy {
     const wantsJson = isCard || plan.patches.length > 0 || plan.envelope !== undefined;
     if (wantsJson && contentType.includes('json')) {
       const raw = Buffer.concat(await collect(up.body as AsyncIterable<Buffer>));
-      let bytes = raw;
+      let bytes: Buffer = raw;
       try {
         let json = JSON.parse(raw.toString('utf8')) as unknown;
         if (isCard && json && typeof json === 'object' && !Array.isArray(json)) {
@@ -275,8 +275,11 @@ export class ChaosProxy {
       }
       delete headers['content-length'];
       delete headers['content-encoding'];
+      let status = up.statusCode;
+      if (isCard) ({ status, bytes } = servedCard(headers, bytes, status, req.headers['if-none-match']));
+      outcome.status = status;
       headers['content-length'] = String(bytes.length);
-      await this.sendBytes(res, up.statusCode, headers, bytes, plan, buyer);
+      await this.sendBytes(res, status, headers, bytes, plan, buyer);
       return;
     }
     if (wantsJson) outcome.notes.push(`reply not changed: content-type "${contentType}" is not JSON`);
@@ -349,7 +352,11 @@ export class ChaosProxy {
   ) {
     const upstreamStart = performance.now();
     const headers = this.upstreamHeaders(request);
-    if (identity) delete headers['accept-encoding']; // the card is rewritten, so ask for plain bytes
+    if (identity) {
+      // The card is rewritten: ask for plain bytes, and for all of them (conditional requests are answered here).
+      delete headers['accept-encoding'];
+      for (const name of CONDITIONAL_REQUEST_HEADERS) delete headers[name];
+    }
     try {
       const up = await this.forwarder.request({ path: this.forwarder.upstreamPath(request.url), method: request.httpMethod, headers, body: forwardBody, signal });
       outcome.upstreamStatus = up.statusCode;
