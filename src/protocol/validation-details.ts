@@ -18,12 +18,26 @@ export interface ValidatedRequest {
   skillData?: Record<string, unknown>;
 }
 
+/**
+ * Every validation problem of a payload, all stages run and merged (the seed: all currently
+ * detectable problems in one response), under one code by this precedence: any schema problem →
+ * SCHEMA_VALIDATION_FAILED; else a wrong condition vocabulary → INVALID_CONDITION; else a
+ * test drive without a vehicle → MISSING_REQUIRED_FIELD. Undefined when the payload is valid.
+ */
+export function requestValidation(skill: string | undefined, data: Record<string, unknown> | undefined): { code: AapCode; problems: ValidationProblem[] } | undefined {
+  if (!data || !isAapSkill(skill)) return undefined;
+  const schema = validateSkillRequest(skill, data);
+  const conditions = skill === 'lead.submit' ? conditionProblems(data) : [];
+  const testDrive = skill === 'lead.submit' ? testDriveProblems(data) : [];
+  const problems = [...schema, ...conditions, ...testDrive];
+  if (problems.length === 0) return undefined;
+  const code: AapCode = schema.length > 0 ? 'SCHEMA_VALIDATION_FAILED' : conditions.length > 0 ? 'INVALID_CONDITION' : 'MISSING_REQUIRED_FIELD';
+  return { code, problems };
+}
+
 /** Every problem the mock dealer would report for this payload, all stages merged. */
 export function realValidationProblems(skill: string | undefined, data: Record<string, unknown> | undefined): ValidationProblem[] {
-  if (!data || !isAapSkill(skill)) return [];
-  const problems = validateSkillRequest(skill, data);
-  if (skill === 'lead.submit') problems.push(...conditionProblems(data), ...testDriveProblems(data));
-  return problems;
+  return requestValidation(skill, data)?.problems ?? [];
 }
 
 export function deriveValidationErrors(code: AapCode, request: ValidatedRequest): ValidationProblem[] {
