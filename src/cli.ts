@@ -32,6 +32,12 @@ export function parseDuration(value: string | number, flag: string): number {
   return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
 }
 
+/** A flag that must hold an absolute URI (or be absent). */
+function absoluteUri(value: string | undefined, flag: string): string | undefined {
+  if (value !== undefined && !URL.canParse(value)) fail(`--${flag}: "${value}" is not an absolute URI (e.g. https://example.com/extensions/aap/v2.0)`);
+  return value;
+}
+
 /** One flag per report threshold, named after it: retry_after_tolerance_ms → --retry-after-tolerance-ms. */
 const flagName = (threshold: string) => threshold.replace(/_/g, '-');
 function thresholdFlags(): Record<string, { type: 'number'; describe: string }> {
@@ -90,7 +96,7 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     maxBodyBytes: argv.maxBody,
     redactHeaders: argv.redactHeader,
     dealerTls: { ca: argv.ca === undefined ? undefined : readCaFile(argv.ca), insecure: argv.insecure },
-    mock: { profile: argv.mockProfile, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
+    mock: { profile: argv.mockProfile, extensionUri: absoluteUri(argv.mockExtensionUri, 'mock-extension-uri'), streaming: argv.mockStreaming, inventoryFile: argv.inventory },
     log: out,
   };
   let runtime;
@@ -164,7 +170,8 @@ async function main(): Promise<void> {
           .option('scenario', { alias: 's', type: 'string', describe: 'scenario file, or the name of a built-in scenario' })
           .option('watch', { type: 'boolean', default: false, describe: 'reload the scenario file when it changes' })
           .option('seed', { type: 'number', describe: 'seed for every random choice (overrides the scenario)' })
-          .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, default: 'auto' as const, describe: 'envelope profile; auto reads the dealer card' })
+          // No yargs default: an absent flag lets the scenario's profile: (then the card) decide.
+          .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, describe: "envelope profile (default: the scenario's profile:, else auto, which reads the dealer card)" })
           .option('extension-uri', { type: 'string', describe: 'AAP extension URI named by -32008 (default: from the dealer card)' })
           .option('upstream-timeout', { type: 'string', default: '30s', describe: 'how long to wait for the dealer (e.g. 30s, 500ms)' })
           .option('max-inspect-bytes', { type: 'number', default: 1024 * 1024, describe: 'request bodies larger than this are forwarded without inspection' })
@@ -181,7 +188,8 @@ async function main(): Promise<void> {
           .option('client-key', { type: 'string', default: 'ip', describe: 'who a journal line belongs to: ip or header:NAME' })
           .option('session-header', { type: 'string', default: 'x-aap-chaos-session', describe: 'request header that names a session (its own rule state, journal and report)' })
           .option('report', { type: 'boolean', default: false, describe: 'print the buyer report when the proxy stops' })
-          .option('mock-profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default 1.3)' })
+          .option('mock-profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default: the --profile or scenario profile: in force, else 1.3)' })
+          .option('mock-extension-uri', { type: 'string', describe: 'AAP extension URI the embedded mock dealer declares (default: the v1.3 URI, or the 2.0 draft placeholder)' })
           .option('mock-streaming', { type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage' })
           .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' })
           .option('max-body', { type: 'number', default: 10 * 1024 * 1024, describe: 'request bodies larger than this are refused with 413' })
@@ -201,14 +209,16 @@ async function main(): Promise<void> {
           .option('host', { type: 'string', default: '127.0.0.1' })
           .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, default: '1.3' as const })
           .option('mock-streaming', { type: 'boolean', default: false })
+          .option('mock-extension-uri', { type: 'string', describe: 'AAP extension URI the card declares (default per profile)' })
           .option('inventory', { type: 'string' })
           .option('seed', { type: 'number' })
           .options(listenerTimeoutFlags),
       async (argv) => {
         try {
           const timeouts = { headerTimeoutMs: parseDuration(argv.headerTimeout, 'header-timeout'), bodyTimeoutMs: parseDuration(argv.bodyTimeout, 'body-timeout') };
-          const mock = await startMockDealer({ port: argv.port, host: argv.host, profile: argv.profile, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed: argv.seed, timeouts });
-          out(`mock dealer (AAP ${argv.profile}) on ${mock.url}; agent card at ${mock.url}/.well-known/agent-card.json`);
+          const extensionUri = absoluteUri(argv.mockExtensionUri, 'mock-extension-uri');
+          const mock = await startMockDealer({ port: argv.port, host: argv.host, profile: argv.profile, extensionUri, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed: argv.seed, timeouts });
+          out(`mock dealer (AAP ${argv.profile}, extension ${mock.dealer.extensionUri}) on ${mock.url}; agent card at ${mock.url}/.well-known/agent-card.json`);
           closeOnSignals({ close: () => mock.close() }, { log: out });
         } catch (e) {
           fail((e as Error).message);

@@ -13,7 +13,7 @@ import { buildReport, type Report } from './journal/report.js';
 import type { Thresholds } from './journal/thresholds.js';
 import { startMockDealer, type RunningMockDealer } from './mock/server.js';
 import type { Profile } from './protocol/codes.js';
-import type { ProfileSetting } from './proxy/profile.js';
+import { describeProfileOrigin, type ProfileOrigin, type ProfileSetting } from './proxy/profile.js';
 import { ChaosProxy, type RequestObserver } from './proxy/server.js';
 import { assertSessionHeaderName } from './proxy/session-header.js';
 import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type Scenario } from './scenario/load.js';
@@ -30,6 +30,8 @@ export type ScenarioInput = string | Scenario;
 
 export interface MockDealerSettings {
   profile?: Profile;
+  /** The AAP extension URI the mock's card declares (default: v1.3, or the 2.0 draft placeholder). */
+  extensionUri?: string;
   /** Serve SendStreamingMessage as a task stream. */
   streaming?: boolean;
   /** JSON inventory to serve instead of the generated one. */
@@ -103,7 +105,7 @@ export interface RuntimeStatus {
   target: string;
   mock_dealer: boolean;
   profile: Profile;
-  profile_origin: 'flag' | 'card' | 'default';
+  profile_origin: ProfileOrigin;
   extension_uri: string;
   dry_run: boolean;
   scenario: string | null;
@@ -152,7 +154,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   };
   let engine = opts.scenario !== undefined ? engineFor(await validated(opts.scenario)) : undefined;
 
+  // Precedence: the --profile flag, then the scenario's profile:, then the dealer's card (auto).
   const profile = opts.profile ?? engine?.profile ?? 'auto';
+  const profileOrigin = opts.profile !== undefined ? 'flag' : 'scenario';
   const startedAt = Date.now();
   const timeouts = { headerTimeoutMs: opts.headerTimeoutMs, bodyTimeoutMs: opts.bodyTimeoutMs };
   const cleanups: Array<() => Promise<void>> = [];
@@ -172,6 +176,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     let mock: RunningMockDealer | undefined;
     let target = opts.target;
     if (!target) {
+      // --mock-profile, else the profile fixed at start (flag, then scenario), else 1.3: so a 2.0 run
+      // has a 2.0 dealer behind it, whose card names the 2.0 URI that -32008 must name.
       const mockProfile = opts.mock?.profile ?? (profile !== 'auto' ? profile : undefined);
       mock = await startMockDealer({ ...opts.mock, profile: mockProfile, port: 0, host: '127.0.0.1', timeouts });
       cleanups.push(() => mock!.close());
@@ -184,6 +190,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       maxInspectBytes: opts.maxInspectBytes,
       rewriteCard: opts.rewriteCard,
       profile,
+      profileOrigin,
       extensionUri: opts.extensionUri,
       clientKey: opts.clientKey,
       dryRun: opts.dryRun,
@@ -213,7 +220,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         engine = next;
         proxy.decider = next;
         // A scenario's own profile applies unless --profile fixed one for the whole run.
-        if (opts.profile === undefined) proxy.profile.configure(next.profile ?? 'auto');
+        if (opts.profile === undefined) proxy.profile.configure(next.profile ?? 'auto', 'scenario');
         log(`scenario ${next.name} loaded (seed ${next.seed}, ${next.rules().length} rules)`);
         return next;
       },
@@ -271,6 +278,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     if (proxy.profile.origin === 'default' && proxy.profile.fallbackReason)
       log(`profile ${proxy.profile.profile} (the default): ${proxy.profile.fallbackReason}; it changes when a card naming the AAP extension is seen`);
     log(`admin API on ${admin.url}${adminToken ? ' (token required)' : ''}`);
+    log(`profile ${proxy.profile.profile} (${describeProfileOrigin(proxy.profile.origin)}), extension ${proxy.profile.extensionUri}`);
     log(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${engine.rules().length} rules)` : 'no scenario: every request is forwarded untouched');
     if (opts.journalFile) log(`journal appended to ${opts.journalFile}`);
     if (opts.dryRun) log('dry run: faults are journaled, never applied');

@@ -2,6 +2,7 @@
  * `aap-chaos ctl`: a shell front for the admin API, for scripted QA sessions.
  * Each verb is one call; the answer is printed for a person (journal lines stay JSON).
  */
+import { describeProfileOrigin } from '../proxy/profile.js';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -239,7 +240,7 @@ function ruleLine(r: RuleStatus): string {
 }
 
 function formatStatus(s: RuntimeStatus): string[] {
-  const origin = { flag: 'set by flag', card: "from the dealer's card", default: 'default until the card is read' }[s.profile_origin];
+  const origin = describeProfileOrigin(s.profile_origin);
   const lines = [
     `aap-chaos ${s.version}, up ${s.uptime_s} s: proxy ${s.url} -> ${s.target}${s.mock_dealer ? ' (embedded mock dealer)' : ''}`,
     `profile ${s.profile} (${origin}), extension ${s.extension_uri}${s.dry_run ? ', DRY RUN' : ''}`,

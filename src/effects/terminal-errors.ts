@@ -2,22 +2,33 @@
  * Terminal effects that answer with a JSON-RPC error envelope: `error` (an AAP code) and
  * `a2a_error` (an A2A protocol error by name). Both ask src/protocol for the envelope.
  */
+import { stringifyJsonRpc } from '../protocol/rpc-id.js';
 import { buildA2aError, buildAapError, buildExtensionRequired, type JsonRpcErrorResponse } from '../protocol/envelopes.js';
-import { A2A_ERROR_TABLE, AAP_CODE_TABLE, type A2aErrorName, type AapCode } from '../protocol/codes.js';
-import type { Rule } from '../scenario/types.generated.js';
+import { A2A_ERROR_TABLE, AAP_CODE_TABLE, DEFAULT_RETRY_AFTER_MS, type A2aErrorName, type AapCode } from '../protocol/codes.js';
+import type { ErrorSpec, Rule } from '../scenario/types.generated.js';
 import { ruleErrorSpec } from '../scenario/effect-kinds.js';
 import type { EffectContext, TerminalAction, TerminalEffect } from './effect.js';
 
 /** JSON-RPC errors travel on HTTP 200 unless a rule says otherwise. */
 export function envelopeReply(envelope: JsonRpcErrorResponse, status = 200): TerminalAction {
-  return { type: 'reply', status, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(envelope)), envelope };
+  return { type: 'reply', status, headers: { 'content-type': 'application/json' }, body: Buffer.from(stringifyJsonRpc(envelope)), envelope };
+}
+
+/** The retry hint as the journal sentence names it; RATE_LIMITED without one gets the default. */
+function retryHint(spec: ErrorSpec): string {
+  const details = spec.details as { retry_after_ms?: unknown; retry_after_seconds?: unknown } | undefined;
+  const ms = spec.retry_after_ms ?? details?.retry_after_ms;
+  const seconds = spec.retry_after_seconds ?? details?.retry_after_seconds;
+  if (ms !== undefined) return `, retry after ${String(ms)} ms`;
+  if (seconds !== undefined) return `, retry after ${String(seconds)} s`;
+  return spec.code === 'RATE_LIMITED' ? `, retry after ${DEFAULT_RETRY_AFTER_MS} ms` : '';
 }
 
 export function createErrorEffect(rule: Rule): TerminalEffect {
   const spec = ruleErrorSpec(rule)!;
   const code = spec.code as AapCode;
   const retryable = spec.retryable ?? AAP_CODE_TABLE[code].retryable;
-  const sentence = `${code}${retryable ? ' (retryable)' : ''}${spec.retry_after_ms !== undefined ? `, retry after ${spec.retry_after_ms} ms` : ''}`;
+  const sentence = `${code}${retryable ? ' (retryable)' : ''}${retryHint(spec)}`;
   return {
     name: 'error',
     terminal: true,
@@ -29,6 +40,9 @@ export function createErrorEffect(rule: Rule): TerminalEffect {
           retryable: spec.retryable,
           details: spec.details as Record<string, unknown> | undefined,
           retryAfterMs: spec.retry_after_ms,
+          retryAfterSeconds: spec.retry_after_seconds,
+          // Validation codes without errors get them derived from this request (never dropped).
+          request: ctx.request,
         }),
       ),
       explain: sentence,

@@ -1,8 +1,9 @@
 /**
  * Appointment scheduling for lead.submit. A requested time is confirmed when it falls inside the
  * rooftop's opening hours, within the booking horizon, and does not overlap an earlier booking;
- * otherwise the next free opening slots are proposed. Only a request with no free slot in reach
- * (e.g. past the horizon) gets APPOINTMENT_TIME_UNAVAILABLE.
+ * otherwise free opening slots are proposed (the next ones, or past the horizon the last ones
+ * before it), as the seed prefers. Only a request with no free slot in reach gets
+ * APPOINTMENT_TIME_UNAVAILABLE.
  */
 import type { LeadStore } from './lead-store.js';
 import { WEEKDAYS, type Rooftop, type Weekday } from './vehicle.js';
@@ -76,8 +77,10 @@ export function decideAppointment(req: AppointmentRequest, leads: LeadStore): Ap
           : 'the requested time is already booked';
   const proposed: number[] = [];
   const slot = SLOT_MINUTES * MINUTE;
-  const from = Math.ceil(Math.max(start, now) / slot) * slot;
-  const until = Math.min(horizon, Math.max(start, now) + PROPOSAL_SEARCH_DAYS * DAY);
+  // Past the horizon, alternatives are looked for in its last days (the closest bookable times).
+  const searchFrom = Math.max(now, Math.min(start, horizon - PROPOSAL_SEARCH_DAYS * DAY));
+  const from = Math.ceil(searchFrom / slot) * slot;
+  const until = Math.min(horizon, searchFrom + PROPOSAL_SEARCH_DAYS * DAY);
   for (let t = from; t <= until && proposed.length < PROPOSAL_COUNT; t += slot) {
     if (free(t)) proposed.push(t);
   }

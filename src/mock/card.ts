@@ -38,7 +38,9 @@ export function buildAgentCard(opts: CardOptions): Record<string, unknown> {
         {
           uri: opts.extensionUri,
           description: 'Auto Agent Protocol: automotive retail skills over A2A.',
-          required: true,
+          // Only the 2.0 mock enforces activation (-32008), so only its card says required; the 1.3
+          // binding never mentions the A2A headers and the 1.3 mock serves requests without them.
+          required: opts.profile === '2.0',
           params: { version: opts.profile === '1.3' ? '1.3.0' : '2.0.0-draft', skills: skillParams },
         },
       ],

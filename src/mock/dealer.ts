@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extensionUriForProfile, type Profile } from '../protocol/codes.js';
 import { buildAapError } from '../protocol/envelopes.js';
 import { AGENT_CARD_PATH, RPC_PATH, buildAgentCard } from './card.js';
-import { sendJson } from './http-io.js';
+import { sendCard, sendJson } from './http-io.js';
 import { Inventory } from './inventory.js';
 import { loadInventoryFile } from './inventory-file.js';
 import { LeadStore } from './lead-store.js';
@@ -39,6 +39,7 @@ export interface MockDealer {
 export function createMockDealer(opts: MockDealerOptions = {}): MockDealer {
   const profile = opts.profile ?? '1.3';
   const extensionUri = opts.extensionUri ?? extensionUriForProfile(profile);
+  if (!URL.canParse(extensionUri)) throw new Error(`mock dealer: extension URI "${extensionUri}" is not an absolute URI`);
   const streaming = opts.streaming ?? false;
   // Loading throws a user-facing Error (file name + JSON paths) before any server starts.
   const inventory = opts.inventoryFile !== undefined ? loadInventoryFile(opts.inventoryFile) : Inventory.fromSeed(opts.seed);
@@ -54,9 +55,10 @@ export function createMockDealer(opts: MockDealerOptions = {}): MockDealer {
     const path = (req.url ?? '/').split('?')[0];
     if (path === AGENT_CARD_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
       const host = req.headers.host ?? `127.0.0.1:${req.socket.localPort ?? 80}`;
-      return sendJson(res, 200, buildAgentCard({ profile, extensionUri, streaming, dealer: inventory.dealer, host }));
+      return sendCard(req, res, buildAgentCard({ profile, extensionUri, streaming, dealer: inventory.dealer, host }));
     }
-    if (path === RPC_PATH) {
+    // Stock A2A servers route the interface URL with or without a trailing slash.
+    if (path === RPC_PATH || path === `${RPC_PATH}/`) {
       if (req.method === 'POST') return handleRpc(settings, req, res);
       return sendJson(res, 405, { error: `Use POST for JSON-RPC at ${RPC_PATH}.` }, { allow: 'POST' });
     }

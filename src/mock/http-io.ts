@@ -1,5 +1,7 @@
 /** Small HTTP helpers of the mock dealer: bounded body reading and JSON replies. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { cardEtag, etagMatches } from '../protocol/agent-card.js';
+import { stringifyJsonRpc } from '../protocol/rpc-id.js';
 
 /** Larger requests are refused rather than buffered; no AAP request comes close. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -35,7 +37,24 @@ export function readBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): 
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
+  const text = stringifyJsonRpc(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** How long a buyer may reuse the card without asking again; a revalidation is cheap (ETag, 304). */
+export const CARD_MAX_AGE_S = 300;
+
+/** The agent card with Cache-Control and an ETag of its bytes; If-None-Match naming it gets 304. */
+export function sendCard(req: IncomingMessage, res: ServerResponse, card: unknown): void {
+  const bytes = Buffer.from(JSON.stringify(card));
+  const etag = cardEtag(bytes);
+  const headers = { 'cache-control': `public, max-age=${CARD_MAX_AGE_S}`, etag };
+  if (etagMatches(req.headers['if-none-match'], etag)) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': bytes.length });
+  res.end(req.method === 'HEAD' ? undefined : bytes);
 }

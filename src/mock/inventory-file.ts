@@ -8,7 +8,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { MOCK_DEALER_INFO } from './dealer-profile.js';
 import { Inventory } from './inventory.js';
-import { toProblems } from './request-validation.js';
+import { toProblems } from '../protocol/request-schemas.js';
 import { WEEKDAYS, type DealerInfo, type Vehicle } from './vehicle.js';
 
 const HH_MM = '^([01][0-9]|2[0-3]):[0-5][0-9]$';

@@ -41,6 +41,16 @@ export class Inventory {
     return sold ? { found: 'sold', vehicle: sold } : { found: 'none' };
   }
 
+  /** The first listed (else sold) vehicle of this year, make and model (make and model case-insensitively). */
+  lookupModel(key: { year: number; make: string; model: string }): VehicleLookup {
+    const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+    const matches = (v: Vehicle): boolean => v.year === key.year && same(v.make, key.make) && same(v.model, key.model);
+    const listed = this.vehicles.find(matches);
+    if (listed) return { found: 'listed', vehicle: listed };
+    const sold = this.sold.find(matches);
+    return sold ? { found: 'sold', vehicle: sold } : { found: 'none' };
+  }
+
   /** The first listed vehicle whose status is `available` (what a test asks for as "a known good VIN"). */
   firstAvailable(): Vehicle {
     const v = this.vehicles.find((x) => x.status === 'available');

@@ -89,6 +89,11 @@ async function dispatchMethod(settings: RpcSettings, request: ClassifiedRequest,
   const id = request.id;
   const params = request.body?.params;
   const method = request.rpcMethod!;
+  // A message continuing a task must name one this dealer has (A2A: TaskNotFoundError).
+  const continued = (params as { message?: { taskId?: unknown } } | undefined)?.message?.taskId;
+  if (SKILL_METHODS.has(method) && typeof continued === 'string' && continued !== '' && !settings.tasks.get(continued)) {
+    return reply(buildA2aError('TASK_NOT_FOUND', id, { message: `Task ${continued} not found: message.taskId names no task of this dealer.` }));
+  }
   switch (method) {
     case 'SendMessage': {
       const result = callSkill(settings.profile, id, params, settings.skillContext);
@@ -113,6 +118,9 @@ async function dispatchMethod(settings: RpcSettings, request: ClassifiedRequest,
       if (method === 'CancelTask') return reply(buildA2aError('TASK_NOT_CANCELABLE', id, { message: `Task ${task.id} has already completed.` }));
       return reply(unsupported(id, `Task ${task.id} has already completed; there is nothing to subscribe to.`));
     }
+    case 'ListTasks':
+      // The seed: a task operation the dealer does not implement is UnsupportedOperationError.
+      return reply(unsupported(id, 'ListTasks is not implemented by this dealer; read a task with GetTask.'));
     case 'GetExtendedAgentCard':
       return reply(unsupported(id, 'No extended agent card is offered (capabilities.extendedAgentCard is false).'));
     default:

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../protocol/codes.js';
 import { buildA2aError, buildAapError, type JsonRpcErrorResponse, type JsonRpcId } from '../protocol/envelopes.js';
-import { validateSkillRequest } from './request-validation.js';
+import { requestValidation } from '../protocol/validation-details.js';
 import { SKILL_HANDLERS, type SkillContext } from './skills/index.js';
 import { SKILL_IDS, isSkillId, requestMediaType, responseMediaType, type SkillId } from './skill-table.js';
 
@@ -79,10 +79,11 @@ export function callSkill(profile: Profile, id: JsonRpcId, params: unknown, ctx:
   const mediaProblem = mediaTypeProblem(skillName, part, asRecord(params)!);
   if (mediaProblem) return fail(buildA2aError('CONTENT_TYPE_NOT_SUPPORTED', id, { message: mediaProblem }));
 
-  const problems = validateSkillRequest(skillName, data);
-  if (problems.length > 0) {
+  const invalid = requestValidation(skillName, data);
+  if (invalid) {
+    const { code, problems } = invalid;
     return fail(
-      buildAapError(profile, 'SCHEMA_VALIDATION_FAILED', id, {
+      buildAapError(profile, code, id, {
         message: `request failed validation with ${problems.length} error${problems.length === 1 ? '' : 's'}`,
         errors: problems,
       }),

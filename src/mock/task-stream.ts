@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { JsonRpcId } from '../protocol/envelopes.js';
+import { stringifyJsonRpc, type JsonRpcId } from '../protocol/rpc-id.js';
 import { BoundedMap } from './bounded-map.js';
 import type { AgentMessage } from './skill-call.js';
 import type { SkillId } from './skill-table.js';
@@ -59,7 +59,7 @@ export async function writeEventStream(res: ServerResponse, id: JsonRpcId, event
   for (const [i, result] of events.entries()) {
     if (res.destroyed) return;
     if (i > 0) await delay(FRAME_GAP_MS);
-    res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
+    res.write(`data: ${stringifyJsonRpc({ jsonrpc: '2.0', id, result })}\n\n`);
   }
   res.end();
 }

@@ -3,6 +3,7 @@
  * clients keep calling through the proxy, and which AAP extension (and so which envelope
  * profile) a dealer declares.
  */
+import { createHash } from 'node:crypto';
 import { isAapExtensionUri, profileForExtensionUri, type Profile } from './codes.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -66,4 +67,39 @@ export function findAapExtension(card: unknown): DeclaredExtension | undefined {
   const chosen = aap.find((e) => e.required === true) ?? aap[0];
   if (!chosen) return undefined;
   return { uri: chosen.uri, required: chosen.required === true, profile: profileForExtensionUri(chosen.uri) };
+}
+
+/**
+ * Request headers that would let the dealer answer 304 about a card the buyer may hold in another
+ * form: the proxy asks the dealer unconditionally and answers conditional requests itself, from
+ * the bytes it serves.
+ */
+export const CONDITIONAL_REQUEST_HEADERS = ['if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range'] as const;
+
+/** A strong validator of exactly these card bytes (never the dealer's, whose bytes differ). */
+export function cardEtag(bytes: Buffer): string {
+  return `"aap-chaos-${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+}
+
+/** RFC 9110 If-None-Match: `*` or a comma-separated list of (weakly compared) entity tags. */
+export function etagMatches(ifNoneMatch: string | string[] | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  const tags = (Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : ifNoneMatch).split(',').map((t) => t.trim().replace(/^W\//, ''));
+  return tags.includes('*') || tags.includes(etag);
+}
+
+/**
+ * The card as served through the proxy: the dealer's ETag and Last-Modified (validators of bytes
+ * the buyer never gets) give way to an ETag of the served bytes, and an If-None-Match naming it
+ * is answered 304 without a body.
+ */
+export function servedCard(headers: Record<string, string | string[] | undefined>, bytes: Buffer, status: number, ifNoneMatch: string | string[] | undefined): { status: number; bytes: Buffer } {
+  delete headers['last-modified'];
+  delete headers.etag;
+  if (status !== 200) return { status, bytes };
+  const etag = cardEtag(bytes);
+  headers.etag = etag;
+  if (!etagMatches(ifNoneMatch, etag)) return { status, bytes };
+  delete headers['content-type'];
+  return { status: 304, bytes: Buffer.alloc(0) };
 }

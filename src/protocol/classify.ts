@@ -3,7 +3,7 @@
  * Classification never throws: anything it cannot read is labelled and still forwarded unchanged.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { JsonRpcId } from './envelopes.js';
+import { exactRpcId, type JsonRpcId } from './rpc-id.js';
 
 export type BodyKind =
   | 'none' // no body (GET, empty POST)
@@ -57,9 +57,6 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-export function readRpcId(value: unknown): JsonRpcId {
-  return typeof value === 'string' || typeof value === 'number' ? value : null;
-}
 
 /** Finds the AAP skill: the first part whose `data.type` is `<skill>.request`. */
 export function findSkill(params: unknown): { skill?: string; data?: Record<string, unknown> } {
@@ -122,7 +119,8 @@ export function classifyRequest(input: ClassifyInput): ClassifiedRequest {
     return out;
   }
   const obj = parsed as Record<string, unknown>;
-  out.id = readRpcId(obj.id);
+  // A number keeps the buyer's own bytes when JavaScript would write it back differently.
+  out.id = exactRpcId(obj.id, input.body);
   if (obj.jsonrpc !== '2.0' || typeof obj.method !== 'string') {
     out.kind = 'not-jsonrpc';
     return out;

@@ -24,6 +24,26 @@ export const VERSION_HEADER = 'A2A-Version';
 export const AAP_SKILLS = ['dealer.information', 'inventory.facets', 'inventory.search', 'inventory.vehicle', 'lead.submit'] as const;
 export type AapSkill = (typeof AAP_SKILLS)[number];
 
+/** Media-type (and request-schema file) slug of each skill; `inventory.vehicle` travels as `vehicle-detail`. */
+export const AAP_SKILL_SLUGS: Record<AapSkill, string> = {
+  'dealer.information': 'dealer-information',
+  'inventory.facets': 'inventory-facets',
+  'inventory.search': 'inventory-search',
+  'inventory.vehicle': 'vehicle-detail',
+  'lead.submit': 'lead-submit',
+};
+
+export function isAapSkill(value: unknown): value is AapSkill {
+  return typeof value === 'string' && (AAP_SKILLS as readonly string[]).includes(value);
+}
+
+/** The condition vocabularies lead.submit enforces per context (the base Vehicle schema accepts their union). */
+export const SALE_CONDITIONS: readonly string[] = ['new', 'used', 'cpo'];
+export const TRADE_IN_CONDITIONS: readonly string[] = ['excellent', 'good', 'fair', 'poor'];
+
+/** RATE_LIMITED's retry hint when a rule names none (the seed says a dealer SHOULD give one). */
+export const DEFAULT_RETRY_AFTER_MS = 1000;
+
 /** A2A JSON-RPC method names: v1.0 PascalCase, then the v0.3 names legacy clients send. */
 export const A2A_METHODS = [
   'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',

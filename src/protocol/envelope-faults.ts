@@ -2,8 +2,10 @@
  * Envelope faults: the same error, shaped so that only a buyer that reads it by the rules
  * copes. Under 2.0 the `data` entries are reordered and padded with an unknown `@type` (buyers
  * must find the AAP payload by `@type`); under 1.3 the bare payload gains unknown fields.
+ * A leading ErrorInfo stays first: the seed makes that a MUST of the dealer, so only the
+ * entries after it move.
  */
-import type { Profile } from './codes.js';
+import { ERROR_INFO_TYPE, type Profile } from './codes.js';
 
 export interface EnvelopeFaults {
   shuffle?: boolean;
@@ -23,21 +25,28 @@ function shuffled<T>(items: T[], random: () => number): T[] {
   return out;
 }
 
-/** Returns a changed copy of a JSON-RPC reply; replies that are not errors come back unchanged. */
-export function applyEnvelopeFaults(reply: unknown, faults: EnvelopeFaults, profile: Profile, random: () => number): { reply: unknown; changed: boolean } {
+const NOT_AN_ERROR = 'the reply is not a JSON-RPC error';
+
+/**
+ * Returns a changed copy of a JSON-RPC reply; replies that are not errors come back unchanged,
+ * with the reason a fault could not act.
+ */
+export function applyEnvelopeFaults(reply: unknown, faults: EnvelopeFaults, profile: Profile, random: () => number): { reply: unknown; changed: boolean; reason?: string } {
   const error = (reply as { error?: { data?: unknown } } | null)?.error;
-  if (!error || typeof error !== 'object') return { reply, changed: false };
+  if (!error || typeof error !== 'object') return { reply, changed: false, reason: NOT_AN_ERROR };
   let data = error.data;
   if (Array.isArray(data)) {
-    let entries = [...data];
-    if (faults.unknown_detail) entries.push({ '@type': UNKNOWN_DETAIL_TYPE, note: 'an entry buyers must ignore', level: 3 });
-    if (faults.shuffle) entries = shuffled(entries, random);
-    data = entries;
+    const leads = (data[0] as { '@type'?: unknown } | undefined)?.['@type'] === ERROR_INFO_TYPE ? 1 : 0;
+    let tail = data.slice(leads);
+    if (faults.unknown_detail) tail.push({ '@type': UNKNOWN_DETAIL_TYPE, note: 'an entry buyers must ignore', level: 3 });
+    if (faults.shuffle && tail.length > 1) tail = shuffled(tail, random);
+    else if (!faults.unknown_detail) return { reply, changed: false, reason: 'only one entry follows the leading ErrorInfo: nothing to reorder' };
+    data = [...data.slice(0, leads), ...tail];
   } else if (data && typeof data === 'object' && profile === '1.3') {
     if (faults.unknown_detail) data = { ...data, x_unknown_field: 'buyers must ignore unknown fields', x_trace: { hops: 2 } };
     if (faults.shuffle) data = Object.fromEntries(shuffled(Object.entries(data as object), random));
   } else {
-    return { reply, changed: false };
+    return { reply, changed: false, reason: NOT_AN_ERROR };
   }
   return { reply: { ...(reply as object), error: { ...error, data } }, changed: true };
 }

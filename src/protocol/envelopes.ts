@@ -4,8 +4,11 @@
  * request under this profile"; nothing else assembles error JSON by hand.
  */
 import { newUlid } from './ids.js';
+import type { JsonRpcId } from './rpc-id.js';
+import { deriveValidationErrors, type ValidatedRequest } from './validation-details.js';
 import {
   A2A_ERROR_DOMAIN,
+  DEFAULT_RETRY_AFTER_MS,
   A2A_ERROR_TABLE,
   AAP_CODE_TABLE,
   AAP_ERROR_DOMAIN,
@@ -20,7 +23,7 @@ import {
   type Profile,
 } from './codes.js';
 
-export type JsonRpcId = string | number | null;
+export type { JsonRpcId } from './rpc-id.js';
 
 export interface ValidationProblem {
   instanceLocation: string;
@@ -60,8 +63,12 @@ export interface AapErrorOptions {
   details?: Record<string, unknown>;
   /** RATE_LIMITED hint; lands in `details.retry_after_ms`. */
   retryAfterMs?: number;
+  /** RATE_LIMITED hint in whole seconds; lands in `details.retry_after_seconds`. */
+  retryAfterSeconds?: number;
   /** Validation problems; land in `details.errors[]` (and BadRequest under 2.0). */
   errors?: ValidationProblem[];
+  /** For a validation code given no errors: the request they are derived from (see validation-details.ts). */
+  request?: ValidatedRequest;
   errorId?: string;
   now?: Date;
 }
@@ -87,12 +94,24 @@ export function rfc3339(now: Date | number = Date.now()): string {
   return cachedText;
 }
 
-/** The typed aap.error payload (without the 2.0 `@type`). */
+const hasProblems = (errors: unknown): boolean => Array.isArray(errors) && errors.length > 0;
+
+/**
+ * The typed aap.error payload (without the 2.0 `@type`). What the seed asks of every payload is
+ * guaranteed here, whoever builds it: a validation code always lists `details.errors[]` (derived
+ * from the request when none are given), and RATE_LIMITED always carries a retry hint
+ * (DEFAULT_RETRY_AFTER_MS unless one is given in milliseconds or seconds).
+ */
 export function buildAapPayload(code: AapCode, opts: AapErrorOptions = {}): AapErrorPayload {
   const info = AAP_CODE_TABLE[code];
   let details: Record<string, unknown> | undefined = opts.details ? { ...opts.details } : undefined;
   if (opts.retryAfterMs !== undefined) details = { ...details, retry_after_ms: Math.max(0, Math.ceil(opts.retryAfterMs)) };
-  if (opts.errors) details = { ...details, errors: opts.errors };
+  if (opts.retryAfterSeconds !== undefined) details = { ...details, retry_after_seconds: Math.max(0, Math.ceil(opts.retryAfterSeconds)) };
+  if (opts.errors && opts.errors.length > 0) details = { ...details, errors: opts.errors };
+  if (VALIDATION_CODES.has(code) && !hasProblems(details?.errors)) details = { ...details, errors: deriveValidationErrors(code, opts.request ?? {}) };
+  if (code === 'RATE_LIMITED' && details?.retry_after_ms === undefined && details?.retry_after_seconds === undefined) {
+    details = { ...details, retry_after_ms: DEFAULT_RETRY_AFTER_MS };
+  }
   const payload: AapErrorPayload = {
     type: 'aap.error',
     error_id: opts.errorId ?? newErrorId(),
@@ -128,6 +147,7 @@ export function buildAapError(profile: Profile, code: AapCode, id: JsonRpcId, op
   ];
   const problems = payload.details?.errors as ValidationProblem[] | undefined;
   if (VALIDATION_CODES.has(code) && Array.isArray(problems) && problems.length > 0) {
+    // The seed's mirror: one fieldViolation per details.errors[] entry, in the same order.
     data.push({
       '@type': BAD_REQUEST_TYPE,
       fieldViolations: problems.map((p) => ({ field: p.instanceLocation, description: `${p.keyword}: ${p.error}` })),

@@ -64,3 +64,40 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Re
     req.on('error', onError);
   });
 }
+
+/** How much of an oversized body is searched for its top-level JSON-RPC id (see docs/scenarios.md). */
+export const ID_SCAN_BYTES = 64 * 1024;
+/** How long an injected reply waits for those bytes before answering with a null id. */
+const ID_SCAN_WAIT_MS = 1_000;
+
+/**
+ * Up to `max` bytes from the start of a body that is not needed any more (an injected reply answers
+ * it), without waiting long for a slow sender; Node discards whatever is left unread.
+ */
+export function readPrefix(body: Buffer | Readable | null, max: number, signal: AbortSignal): Promise<Buffer> {
+  if (body === null) return Promise.resolve(Buffer.alloc(0));
+  if (Buffer.isBuffer(body)) return Promise.resolve(body.subarray(0, max));
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      clearTimeout(timer);
+      body.off('data', onData);
+      body.off('end', done);
+      body.off('error', done);
+      signal.removeEventListener('abort', done);
+      body.pause();
+      resolve(Buffer.concat(chunks).subarray(0, max));
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= max) done();
+    };
+    const timer = setTimeout(done, ID_SCAN_WAIT_MS);
+    body.on('data', onData);
+    body.once('end', done);
+    body.once('error', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

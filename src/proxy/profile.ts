@@ -1,7 +1,8 @@
 /**
- * Which envelope profile and AAP extension URI the proxy speaks for its dealer. With `auto`
- * it reads the dealer's agent card at start, again every few minutes, and whenever a card
- * passes through; a fixed profile or `--extension-uri` wins over the card.
+ * Which envelope profile and AAP extension URI the proxy speaks for its dealer. Precedence: an
+ * explicit `--profile` flag, then the scenario's `profile:`, then the dealer's agent card (read
+ * at start, again every few minutes, and whenever a card passes through). `--extension-uri`
+ * wins over the card's URI.
  */
 import { findAapExtension } from '../protocol/agent-card.js';
 import { AGENT_CARD_PATH } from '../protocol/agent-card.js';
@@ -9,14 +10,27 @@ import { extensionUriForProfile, type Profile } from '../protocol/codes.js';
 import type { Forwarder } from './forward.js';
 
 export type ProfileSetting = 'auto' | Profile;
+/** Where the profile in force came from (what /status and the start-up banner name). */
+export type ProfileOrigin = 'flag' | 'scenario' | 'card' | 'default';
+
+const ORIGIN_WORDS: Record<ProfileOrigin, string> = {
+  flag: 'set by --profile',
+  scenario: "from the scenario's profile:",
+  card: "from the dealer's card",
+  default: 'default until the card is read',
+};
+
+export function describeProfileOrigin(origin: ProfileOrigin): string {
+  return ORIGIN_WORDS[origin] ?? origin;
+}
 
 const REFRESH_MS = 5 * 60_000;
 
 export class ProfileTracker {
   profile: Profile;
   extensionUri: string;
-  /** Where the current values came from: the flag, the dealer's card, or the fallback. */
-  origin: 'flag' | 'card' | 'default';
+  /** Where the current values came from: the flag, the scenario, the dealer's card, or the fallback. */
+  origin: ProfileOrigin;
   /** Whether the dealer's card marks its AAP extension required (undefined until a card is seen). */
   extensionRequired: boolean | undefined;
   /** Why the dealer's card gave no profile on the last read, while `origin` is 'default'. */
@@ -30,15 +44,20 @@ export class ProfileTracker {
     private readonly forwarder: Forwarder,
     private setting: ProfileSetting,
     private readonly uriOverride?: string,
+    /** Who fixed a non-auto setting: the flag (default) or a scenario. */
+    settingOrigin: 'flag' | 'scenario' = 'flag',
   ) {
     this.profile = setting === 'auto' ? '1.3' : setting;
     this.extensionUri = uriOverride ?? extensionUriForProfile(this.profile);
-    this.origin = setting === 'auto' ? 'default' : 'flag';
+    this.origin = setting === 'auto' ? 'default' : settingOrigin;
   }
 
   /** Changes the setting live (a new scenario with its own `profile:`); `auto` re-reads the card. */
-  configure(setting: ProfileSetting): void {
-    if (setting === this.setting) return;
+  configure(setting: ProfileSetting, settingOrigin: 'flag' | 'scenario' = 'flag'): void {
+    if (setting === this.setting) {
+      if (setting !== 'auto') this.origin = settingOrigin;
+      return;
+    }
     this.setting = setting;
     if (setting === 'auto') {
       // The last card seen answers at once; a fresh read confirms it in the background.
@@ -48,7 +67,7 @@ export class ProfileTracker {
       return;
     }
     this.profile = setting;
-    this.origin = 'flag';
+    this.origin = settingOrigin;
     if (!this.uriOverride) this.extensionUri = this.cardUri ?? extensionUriForProfile(setting);
   }
 

@@ -8,12 +8,13 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js';
 import { buildUpstreamUnreachable } from '../protocol/envelopes.js';
-import { isAgentCardPath, rewriteAgentCard } from '../protocol/agent-card.js';
+import { rpcIdFromText, stringifyJsonRpc, topLevelIdText, withExactId } from '../protocol/rpc-id.js';
+import { CONDITIONAL_REQUEST_HEADERS, isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent-card.js';
 import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
 import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
 import { describeUpstreamError, endToEndHeaders, Forwarder, type DealerTls, type UpstreamHead } from './forward.js';
-import { readRequestBody } from './body.js';
+import { ID_SCAN_BYTES, readPrefix, readRequestBody } from './body.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from './listener-limits.js';
 import { DEFAULT_MAX_BODY_BYTES, refuseOversizedBody } from './body-limit.js';
 import { endConnection, resetConnection } from './connection-faults.js';
@@ -44,6 +45,8 @@ export interface ProxyOptions {
   /** Rewrite the agent card's interface URLs to point at the proxy (default true). */
   rewriteCard?: boolean;
   profile?: ProfileSetting;
+  /** Who chose a fixed `profile`: the --profile flag (default) or the scenario. */
+  profileOrigin?: 'flag' | 'scenario';
   /** Overrides the AAP extension URI named by -32008. */
   extensionUri?: string;
   /** Who a journal line is attributed to: `ip` (default) or `header:NAME`. */
@@ -91,7 +94,7 @@ export class ChaosProxy {
     this.opts = { ...opts, maxInspectBytes: opts.maxInspectBytes ?? 1024 * 1024, rewriteCard: opts.rewriteCard ?? true };
     this.dryRun = opts.dryRun ?? false;
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
-    this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri);
+    this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
     this.sessionHeader = (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase();
     this.clientKeyHeader = opts.clientKey?.startsWith('header:') ? opts.clientKey.slice('header:'.length).toLowerCase() : undefined;
     this.clientKeyIsSecret = this.clientKeyHeader !== undefined && secretHeaderNames(opts.redactHeaders).has(this.clientKeyHeader);
@@ -210,13 +213,16 @@ export class ChaosProxy {
         let bodyBytes = action.body;
         if (action.envelope) {
           outcome.error = action.envelope.error;
-          if (plan.envelope) {
-            const changed = applyJsonPlan(action.envelope, { ...plan, patches: [] }, this.profile.profile, outcome.notes);
-            bodyBytes = Buffer.from(JSON.stringify(changed));
-          }
+          let envelope: unknown = action.envelope;
+          // Too large to classify: the id is looked for in the body's first bytes only (null if not there).
+          if (request.kind === 'oversized') envelope = { ...action.envelope, id: rpcIdFromText(topLevelIdText(await readPrefix(forwardBody, ID_SCAN_BYTES, buyer.signal))) };
+          if (plan.envelope) envelope = applyJsonPlan(envelope, { ...plan, patches: [] }, this.profile.profile, outcome.notes);
+          if (envelope !== action.envelope) bodyBytes = Buffer.from(stringifyJsonRpc(envelope));
         }
         const headers: Record<string, string | number> = { ...action.headers, [RULE_HEADER]: ruleId };
         if (!('content-length' in headers)) headers['content-length'] = bodyBytes.length;
+        // The unread rest of an oversized body must not be taken for the next request.
+        if (request.kind === 'oversized') headers.connection = 'close';
         outcome.status = action.status;
         await this.sendBytes(res, action.status, headers, bodyBytes, plan, buyer);
         return;
@@ -293,7 +299,7 @@ export class ChaosProxy {
     if (wantsJson && contentType.includes('json')) {
       const raw = Buffer.concat(await collect(up.body as AsyncIterable<Buffer>));
       copy?.push(raw);
-      let bytes = raw;
+      let bytes: Buffer = raw;
       try {
         let json = JSON.parse(raw.toString('utf8')) as unknown;
         if (isCard && json && typeof json === 'object' && !Array.isArray(json)) {
@@ -304,16 +310,19 @@ export class ChaosProxy {
           if (this.opts.rewriteCard && json && typeof json === 'object' && !Array.isArray(json))
             json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, this.forwarder.basePath);
         }
-        json = applyJsonPlan(json, plan, this.profile.profile, outcome.notes);
+        json = withExactId(applyJsonPlan(json, plan, this.profile.profile, outcome.notes), raw);
         noteError(outcome, json);
-        bytes = Buffer.from(JSON.stringify(json));
+        bytes = Buffer.from(stringifyJsonRpc(json));
       } catch {
         outcome.notes.push('reply not changed: the dealer response is not valid JSON');
       }
       delete headers['content-length'];
       delete headers['content-encoding'];
+      let status = up.statusCode;
+      if (isCard) ({ status, bytes } = servedCard(headers, bytes, status, req.headers['if-none-match']));
+      outcome.status = status;
       headers['content-length'] = String(bytes.length);
-      await this.sendBytes(res, up.statusCode, headers, bytes, plan, buyer);
+      await this.sendBytes(res, status, headers, bytes, plan, buyer);
       return;
     }
     if (wantsJson) outcome.notes.push(`reply not changed: content-type "${contentType}" is not JSON`);
@@ -389,7 +398,11 @@ export class ChaosProxy {
   ) {
     const upstreamStart = performance.now();
     const headers = this.upstreamHeaders(request);
-    if (identity) delete headers['accept-encoding']; // the card is rewritten, so ask for plain bytes
+    if (identity) {
+      // The card is rewritten: ask for plain bytes, and for all of them (conditional requests are answered here).
+      delete headers['accept-encoding'];
+      for (const name of CONDITIONAL_REQUEST_HEADERS) delete headers[name];
+    }
     try {
       const up = await this.forwarder.request({ path: this.forwarder.upstreamPath(request.url), method: request.httpMethod, headers, body: forwardBody, signal });
       outcome.upstreamStatus = up.statusCode;
@@ -421,7 +434,7 @@ export class ChaosProxy {
   private answerUnreachable(res: ServerResponse, request: ClassifiedRequest, err: unknown, outcome: Outcome): void {
     const { cause } = describeUpstreamError(err, this.forwarder.origin);
     const envelope = buildUpstreamUnreachable(this.profile.profile, request.id, cause);
-    const bytes = Buffer.from(JSON.stringify(envelope));
+    const bytes = Buffer.from(stringifyJsonRpc(envelope));
     outcome.source = 'proxy';
     outcome.status = 502;
     outcome.error = envelope.error;
@@ -486,7 +499,7 @@ export class ChaosProxy {
       res.destroy();
       return;
     }
-    const bytes = Buffer.from(JSON.stringify(buildUpstreamUnreachable(this.profile.profile, null, 'internal proxy failure')));
+    const bytes = Buffer.from(stringifyJsonRpc(buildUpstreamUnreachable(this.profile.profile, null, 'internal proxy failure')));
     res.writeHead(500, { 'content-type': 'application/json', 'content-length': bytes.length, [SOURCE_HEADER]: 'proxy' });
     res.end(bytes);
   }

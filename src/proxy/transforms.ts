@@ -8,7 +8,8 @@ import type { Operation } from 'fast-json-patch';
 import type { ReplyPlan } from '../effects/effect.js';
 import type { Profile } from '../protocol/codes.js';
 import { applyEnvelopeFaults } from '../protocol/envelope-faults.js';
-import { buildAapError, type JsonRpcId } from '../protocol/envelopes.js';
+import { buildAapError } from '../protocol/envelopes.js';
+import { rpcIdJson, stringifyJsonRpc, type JsonRpcId } from '../protocol/rpc-id.js';
 
 const { applyPatch } = fastJsonPatch;
 
@@ -23,8 +24,8 @@ export function applyJsonPlan(json: unknown, plan: ReplyPlan, profile: Profile, 
     }
   }
   if (plan.envelope) {
-    const { reply, changed } = applyEnvelopeFaults(doc, plan.envelope, profile, plan.envelope.random);
-    if (!changed) notes.push('envelope faults not applied: the reply is not a JSON-RPC error');
+    const { reply, changed, reason } = applyEnvelopeFaults(doc, plan.envelope, profile, plan.envelope.random);
+    if (!changed) notes.push(`envelope faults not applied: ${reason}`);
     doc = reply;
   }
   return doc;
@@ -32,7 +33,7 @@ export function applyJsonPlan(json: unknown, plan: ReplyPlan, profile: Profile, 
 
 /** A reply that starts like a success and stops mid-object: what a buyer's JSON parser must survive. */
 export function malformedJsonBody(id: JsonRpcId): Buffer {
-  return Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"message":{"role":"ROLE_AGENT","parts":[{"data":{"type":`);
+  return Buffer.from(`{"jsonrpc":"2.0","id":${rpcIdJson(id)},"result":{"message":{"role":"ROLE_AGENT","parts":[{"data":{"type":`);
 }
 
 /** Slows a body to `bytesPerSecond`, in slices of about 1/20 s each. */
@@ -85,7 +86,7 @@ export function sseFaults(opts: { delay_ms?: number; cut_after?: number; error_a
           if (stopped) break;
           if (opts.error_after !== undefined && sent >= opts.error_after) {
             const envelope = buildAapError(profile, 'INTERNAL_ERROR', id, { message: 'The dealer failed while streaming this reply.' });
-            this.push(`event: error\ndata: ${JSON.stringify(envelope)}\n\n`);
+            this.push(`event: error\ndata: ${stringifyJsonRpc(envelope)}\n\n`);
             stopped = true;
             this.push(null);
             break;

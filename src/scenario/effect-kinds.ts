@@ -13,7 +13,7 @@ export type TerminalEffectKey = (typeof TERMINAL_EFFECTS)[number];
 export type ModifierEffectKey = (typeof MODIFIER_EFFECTS)[number];
 
 /** Keys that sit next to `error: CODE` (the flat form) and belong to it. */
-export const ERROR_SIBLING_KEYS = ['retryable', 'message', 'details', 'retry_after_ms'] as const;
+export const ERROR_SIBLING_KEYS = ['retryable', 'message', 'details', 'retry_after_ms', 'retry_after_seconds'] as const;
 
 /** The terminal effects a rule declares, in rule key order. */
 export function terminalEffectsOf(rule: object): TerminalEffectKey[] {
@@ -33,6 +33,7 @@ export function ruleErrorSpec(rule: Rule): ErrorSpec | undefined {
   if (rule.message !== undefined) spec.message = rule.message;
   if (rule.details !== undefined) spec.details = rule.details;
   if (rule.retry_after_ms !== undefined) spec.retry_after_ms = rule.retry_after_ms;
+  if (rule.retry_after_seconds !== undefined) spec.retry_after_seconds = rule.retry_after_seconds;
   return spec;
 }
 

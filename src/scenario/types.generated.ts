@@ -157,16 +157,15 @@ export interface Rule {
    * With `error: CODE` or `a2a_error`: the human message of the error.
    */
   message?: string;
+  details?: ErrorDetails1;
   /**
-   * With `error: CODE`: the AAP payload's details object.
-   */
-  details?: {
-    [k: string]: unknown;
-  };
-  /**
-   * With `error: CODE`: the retry hint put in details.retry_after_ms.
+   * With `error: CODE`: the retry hint put in details.retry_after_ms. RATE_LIMITED without any hint gets retry_after_ms 1000.
    */
   retry_after_ms?: number;
+  /**
+   * With `error: CODE`: the retry hint put in details.retry_after_seconds (whole seconds), for a rule that prefers seconds to retry_after_ms.
+   */
+  retry_after_seconds?: number;
   /**
    * Terminal: answer with an A2A protocol error in A2A's own shape, by name (TASK_NOT_FOUND -32001 … VERSION_NOT_SUPPORTED -32009, PARSE_ERROR -32700 … INTERNAL_ERROR -32603). `message` overrides its message.
    */
@@ -318,16 +317,27 @@ export interface ErrorSpec {
    * Human message of the error; the code's default message when absent.
    */
   message?: string;
+  details?: ErrorDetails;
   /**
-   * The AAP payload's details object.
-   */
-  details?: {
-    [k: string]: unknown;
-  };
-  /**
-   * Retry hint put in details.retry_after_ms.
+   * Retry hint put in details.retry_after_ms. RATE_LIMITED without any hint gets retry_after_ms 1000.
    */
   retry_after_ms?: number;
+  /**
+   * Retry hint put in details.retry_after_seconds (whole seconds), for a rule that prefers seconds to retry_after_ms.
+   */
+  retry_after_seconds?: number;
+}
+/**
+ * The AAP payload's details object. For the validation codes, `errors` is derived from the request when absent (see docs/scenarios.md).
+ */
+export interface ErrorDetails {
+  [k: string]: unknown;
+}
+/**
+ * With `error: CODE`: the AAP payload's details object. For the validation codes, `errors` is derived from the request when absent (see docs/scenarios.md).
+ */
+export interface ErrorDetails1 {
+  [k: string]: unknown;
 }
 /**
  * Terminal when unmet: the 2.0 header policy. extension: true answers -32008 when the AAP extension URI is missing from A2A-Extensions; version answers -32009 when A2A-Version is absent, empty or not this version.
@@ -546,4 +556,13 @@ export interface ReportThresholds1 {
    * Requests tolerated inside a retry_after window before the buyer is judged to ignore it.
    */
   storm_tolerance?: number;
+}
+/**
+ * The AAP payload's details object: free-form, except for the keys the seed gives a meaning (errors: validation problems, mirrored by the 2.0 google.rpc.BadRequest; retry_after_ms / retry_after_seconds: retry hints).
+ *
+ * This interface was referenced by `Scenario`'s JSON-Schema
+ * via the `definition` "ErrorDetails".
+ */
+export interface ErrorDetails2 {
+  [k: string]: unknown;
 }

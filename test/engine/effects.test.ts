@@ -4,6 +4,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import { harness } from '../helpers/chaos-harness.js';
 import { envelopeProblems } from '../helpers/envelope-schemas.js';
+import { seedViolations } from '../helpers/seed-envelope-check.js';
 import { request, skillRequest } from '../helpers/servers.js';
 import { AAP_EXTENSION_URI_1_3 } from '../../src/protocol/codes.js';
 
@@ -150,7 +151,9 @@ t.test('envelope: shuffled and padded data, synthesized and from the dealer', as
   const types = env.error.data.map((d: any) => d['@type']);
   t.equal(types.length, 3, 'ErrorInfo, the AAP payload and one unknown entry');
   t.ok(types.includes('type.googleapis.com/example.chaos.UnknownDetail'));
-  t.not(types[0], 'type.googleapis.com/google.rpc.ErrorInfo', 'ErrorInfo no longer leads');
+  t.equal(types[0], 'type.googleapis.com/google.rpc.ErrorInfo', 'ErrorInfo still leads, as the seed requires');
+  t.not(types[1], 'https://autoagentprotocol.org/extensions/aap/error', 'the entries after it are reordered');
+  t.same(seedViolations(env, '2.0'), [], 'the untidy envelope is still valid by the seed');
   t.ok(env.error.data.some((d: any) => d['@type'] === 'https://autoagentprotocol.org/extensions/aap/error' && d.code === 'INTERNAL_ERROR'), 'the AAP payload is still findable by @type');
   const dealerOwn = await harness(t, `rules:\n  - id: lossy\n    envelope: { unknown_detail: true }\n`, {
     proxy: { profile: '1.3' },

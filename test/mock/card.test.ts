@@ -35,12 +35,12 @@ async function fetchCardAs(url: string, host: string): Promise<Card> {
   });
 }
 
-t.test('the 1.3 card advertises the v1.3 URI as required, the five skills and the vnd.autoagent modes', async (t) => {
+t.test('the 1.3 card advertises the v1.3 URI as not required (the 1.3 mock serves without it), the five skills and the vnd.autoagent modes', async (t) => {
   const { mockUrl } = await startDealer(t, {}, 'direct');
   const card = await fetchCard(mockUrl);
   t.ok(card.name && card.description && card.version);
   t.same(card.supportedInterfaces, [{ url: `${mockUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
-  t.same(card.capabilities.extensions.map((e) => [e.uri, e.required]), [[AAP_EXTENSION_URI_1_3, true]]);
+  t.same(card.capabilities.extensions.map((e) => [e.uri, e.required]), [[AAP_EXTENSION_URI_1_3, false]]);
   t.same(Object.keys(card.capabilities.extensions[0]!.params.skills), [...SKILL_IDS]);
   t.equal(card.capabilities.streaming, false);
   t.same(card.skills.map((s) => s.id), [...SKILL_IDS]);

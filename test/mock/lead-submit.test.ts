@@ -136,9 +136,11 @@ t.test('appointments', async (t) => {
     t.equal(lead.appointment?.status, v.rooftop === 'Mock Motors North' ? 'confirmed' : 'proposed', `${v.rooftop} hours apply`);
   });
 
-  t.test('no alternative within the booking horizon: APPOINTMENT_TIME_UNAVAILABLE', async (t) => {
-    const reply = await submit({ ...baseLead, appointment: { appointment_type: 'service', appointment_at: '2031-06-04T17:00:00Z' } });
-    expectAapError(t, reply, -32000, 'APPOINTMENT_TIME_UNAVAILABLE');
+  t.test('beyond the booking horizon: proposed times before it, not APPOINTMENT_TIME_UNAVAILABLE', async (t) => {
+    const lead = await book('2031-06-04T17:00:00Z');
+    t.equal(lead.appointment?.status, 'proposed');
+    const horizon = NOW.getTime() + 90 * 24 * 3600_000;
+    t.ok(lead.appointment?.proposed_times?.length && lead.appointment.proposed_times.every((p) => Date.parse(p) <= horizon && Date.parse(p) > horizon - 14 * 24 * 3600_000), 'in the last days of the horizon');
   });
 
   t.test('no requested time: the appointment is requested', async (t) => {

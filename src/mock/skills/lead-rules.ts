@@ -1,12 +1,11 @@
 /**
- * The business checks of lead.submit that the JSON Schema deliberately leaves open, each giving
- * its own AAP code. Every check returns all of its problems at once, or undefined when it passes.
+ * The consent checks of lead.submit that the JSON Schema deliberately leaves open, each giving
+ * its own AAP code, all problems at once. (The condition and test-drive rules are validation
+ * stages: src/protocol/request-schemas.ts.)
  */
 import type { ValidationProblem } from '../../protocol/envelopes.js';
 import { failure, type SkillOutcome } from './skill-handler.js';
 
-const SALE_CONDITIONS = ['new', 'used', 'cpo'];
-const TRADE_IN_CONDITIONS = ['excellent', 'good', 'fair', 'poor'];
 const CONSENT_SCOPE = 'lead_submission';
 /** A buyer's clock may run a little ahead; a grant this close to now is not "in the future". */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -26,29 +25,6 @@ interface Customer {
 }
 
 type Lead = Record<string, unknown> & { customer: Customer; consent?: Consent };
-
-export function checkConditions(lead: Lead): SkillOutcome | undefined {
-  const problems: ValidationProblem[] = [];
-  const check = (field: 'vehicle_of_interest' | 'trade_in', allowed: string[]): void => {
-    const condition = (lead[field] as { condition?: string } | undefined)?.condition;
-    if (condition !== undefined && !allowed.includes(condition)) {
-      problems.push({ instanceLocation: `/${field}/condition`, keyword: 'enum', error: `must be one of: ${allowed.join(', ')}` });
-    }
-  };
-  check('vehicle_of_interest', SALE_CONDITIONS);
-  check('trade_in', TRADE_IN_CONDITIONS);
-  if (problems.length === 0) return undefined;
-  return failure('INVALID_CONDITION', { message: `vehicle condition uses the wrong vocabulary (${problems.length} field${problems.length === 1 ? '' : 's'})`, errors: problems });
-}
-
-export function checkTestDriveVehicle(lead: Lead): SkillOutcome | undefined {
-  const appointment = lead.appointment as { appointment_type?: string } | undefined;
-  if (appointment?.appointment_type !== 'test_drive' || lead.vehicle_of_interest !== undefined) return undefined;
-  return failure('MISSING_REQUIRED_FIELD', {
-    message: 'A test_drive appointment needs a vehicle_of_interest.',
-    errors: [{ instanceLocation: '/vehicle_of_interest', keyword: 'required', error: 'is required when appointment.appointment_type is test_drive' }],
-  });
-}
 
 /** The channel the dealer will follow up on: the customer's preference, else whatever contact they gave. */
 function followUpChannel(customer: Customer): string {

@@ -7,7 +7,7 @@ import { rfc3339 } from '../../protocol/envelopes.js';
 import { DEFAULT_DURATION_MINUTES, decideAppointment } from '../appointments.js';
 import { payloadHash } from '../lead-store.js';
 import type { Rooftop } from '../vehicle.js';
-import { checkConditions, checkConsent, checkTestDriveVehicle } from './lead-rules.js';
+import { checkConsent } from './lead-rules.js';
 import { failure, success, type SkillContext, type SkillHandler, type SkillOutcome } from './skill-handler.js';
 
 interface AppointmentInput {
@@ -16,10 +16,22 @@ interface AppointmentInput {
   duration_minutes?: number;
 }
 
-/** A lead about a listing must name one that is still for sale; a lead naming only year/make/model is taken as is. */
+/**
+ * A lead about a listing must name one that is still for sale: by vin, stock or vehicle_id, or
+ * else by year+make+model (the seed lists all four among VEHICLE_NOT_FOUND's identifiers). A lead
+ * giving only part of year/make/model is taken as is.
+ */
 function checkVehicleOfInterest(request: Record<string, unknown>, ctx: SkillContext): { outcome?: SkillOutcome; rooftop?: string } {
-  const voi = request.vehicle_of_interest as { vin?: string; stock?: string; vehicle_id?: string } | undefined;
-  if (!voi || (voi.vin === undefined && voi.stock === undefined && voi.vehicle_id === undefined)) return {};
+  const voi = request.vehicle_of_interest as { vin?: string; stock?: string; vehicle_id?: string; year?: number; make?: string; model?: string } | undefined;
+  if (!voi) return {};
+  if (voi.vin === undefined && voi.stock === undefined && voi.vehicle_id === undefined) {
+    if (voi.year === undefined || voi.make === undefined || voi.model === undefined) return {};
+    const ymm = { year: voi.year, make: voi.make, model: voi.model };
+    const found = ctx.inventory.lookupModel(ymm);
+    if (found.found === 'listed') return { rooftop: found.vehicle.rooftop };
+    if (found.found === 'sold') return { outcome: failure('VEHICLE_UNAVAILABLE', { message: `No ${ymm.year} ${ymm.make} ${ymm.model} is for sale any more.`, details: { ...ymm, status: 'sold' } }) };
+    return { outcome: failure('VEHICLE_NOT_FOUND', { message: `No listing is a ${ymm.year} ${ymm.make} ${ymm.model}.`, details: ymm }) };
+  }
   const key = { vin: voi.vin, stock: voi.stock, vehicle_id: voi.vehicle_id };
   const found = ctx.inventory.lookup(key);
   if (found.found === 'listed') return { rooftop: found.vehicle.rooftop };
@@ -54,7 +66,8 @@ function scheduleAppointment(input: AppointmentInput, rooftop: Rooftop, ctx: Ski
 
 export const leadSubmit: SkillHandler = (request, ctx) => {
   const lead = request as Parameters<typeof checkConsent>[0];
-  const rejected = checkConditions(lead) ?? checkTestDriveVehicle(lead) ?? checkConsent(lead, ctx.now());
+  // Conditions and the test-drive rule are validation stages, merged with the schema's in skill-call.ts.
+  const rejected = checkConsent(lead, ctx.now());
   if (rejected) return rejected;
   const vehicle = checkVehicleOfInterest(request, ctx);
   if (vehicle.outcome) return vehicle.outcome;

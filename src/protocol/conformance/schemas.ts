@@ -1,13 +1,13 @@
 /**
  * The response schemas of the five skills (schema/aap/*-response.schema.json), compiled once,
- * and the request validation the mock dealer uses, so "every problem at once" is measured
+ * and the request validation of protocol/request-schemas.ts (the mock's own), so "every problem at once" is measured
  * against the same schemas that define a valid request.
  */
 import { readFileSync } from 'node:fs';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { AAP_SKILLS, type AapSkill } from '../codes.js';
-import { validateSkillRequest } from '../../mock/request-validation.js';
+import { validateSkillRequest } from '../request-schemas.js';
 
 /** schema/ sits three levels above both src/protocol/conformance/ and dist/protocol/conformance/. */
 const SCHEMA_DIR = new URL('../../../schema/aap/', import.meta.url);
