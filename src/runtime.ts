@@ -203,9 +203,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         journal.clear();
       },
       report(): Report {
+        // Each line records the profile and extension URI in force; the proxy's current ones may differ.
         return buildReport(journal.all(), {
-          profile: proxy.profile.profile,
-          extensionUri: proxy.profile.extensionUri,
           thresholds: engine?.reportThresholds as Partial<Thresholds> | undefined,
         });
       },
