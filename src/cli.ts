@@ -4,7 +4,8 @@
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { startRuntime, closeOnSignals, ScenarioRejectedError, type RuntimeOptions } from './runtime.js';
+import { startRuntime, closeOnSignals, ScenarioRejectedError, VERSION, type RuntimeOptions } from './runtime.js';
+import { checkOption, checkOptions, OptionError, parseDurationMs, RUN_OPTIONS } from './options.js';
 import { startMockDealer } from './mock/index.js';
 import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem } from './scenario/load.js';
 import { watchScenarioFile } from './scenario/watch.js';
@@ -13,8 +14,18 @@ import { runCtl } from './control/ctl.js';
 import { formatReport } from './journal/report-format.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
 
-const out = (line: string) => process.stdout.write(line + '\n');
+/** Set once stdout is closed (`aap-chaos … | head -1`): further output is dropped, quietly. */
+let stdoutClosed = false;
+const out = (line: string) => {
+  if (!stdoutClosed) process.stdout.write(line + '\n');
+};
 const err = (line: string) => process.stderr.write(line + '\n');
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    if (stream === process.stdout) stdoutClosed = true;
+  });
+}
 
 /** Exit with a message, the way every user-facing failure ends. */
 function fail(message: string, code = 2): never {
@@ -24,11 +35,21 @@ function fail(message: string, code = 2): never {
 
 /** "30s", "500ms", "2m" or a bare number of milliseconds. */
 export function parseDuration(value: string | number, flag: string): number {
-  if (typeof value === 'number') return value;
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value.trim());
-  if (!m) fail(`--${flag}: "${value}" is not a duration (use e.g. 30s, 500ms or a number of milliseconds)`);
-  const n = Number(m[1]);
-  return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
+  try {
+    return parseDurationMs(value);
+  } catch {
+    fail(`--${flag}: "${value}" is not a duration (use e.g. 30s, 500ms or a number of milliseconds)`);
+  }
+}
+
+/** Checks flags through the shared option table; a bad value ends the run with one line. */
+function checked<T extends Record<string, unknown>>(given: T): T {
+  try {
+    return checkOptions(given, 'flag');
+  } catch (e) {
+    if (e instanceof OptionError) fail(e.message);
+    throw e;
+  }
 }
 
 /** One flag per report threshold, named after it: retry_after_tolerance_ms → --retry-after-tolerance-ms. */
@@ -38,7 +59,7 @@ function thresholdFlags(): Record<string, { type: 'number'; describe: string }> 
 }
 
 async function runProxy(argv: Record<string, any>): Promise<void> {
-  const opts: RuntimeOptions = {
+  const opts: RuntimeOptions = checked({
     target: argv.target,
     port: argv.port,
     host: argv.host,
@@ -49,18 +70,27 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     seed: argv.seed,
     profile: argv.profile,
     extensionUri: argv.extensionUri,
-    upstreamTimeoutMs: parseDuration(argv.upstreamTimeout, 'upstream-timeout'),
+    upstreamTimeoutMs: argv.upstreamTimeout,
     maxInspectBytes: argv.maxInspectBytes,
     rewriteCard: argv.rewriteCard,
     dryRun: argv.dryRun,
     allowHeaderFaults: argv.allowHeaderFaults,
     journalFile: argv.journal,
     journalRing: argv.journalRing,
-    drainTimeoutMs: parseDuration(argv.drainTimeout, 'drain-timeout'),
+    drainTimeoutMs: argv.drainTimeout,
     clientKey: argv.clientKey,
     mock: { profile: argv.mockProfile, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
     log: out,
-  };
+  });
+  // Checked before anything starts: a watch that could never fire is a mistake, not a no-op.
+  let watchedFile: string | undefined;
+  if (argv.watch) {
+    const ref = typeof argv.scenario === 'string' ? await resolveScenarioRef(argv.scenario) : undefined;
+    if (!ref?.ok || ref.builtin) {
+      fail(`--watch: needs --scenario FILE to watch, got ${typeof argv.scenario === 'string' ? `"${argv.scenario}" (${ref?.ok ? 'a built-in scenario' : 'not a file'})` : 'no --scenario'}`);
+    }
+    watchedFile = ref.path;
+  }
   let runtime;
   try {
     runtime = await startRuntime(opts);
@@ -77,24 +107,22 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     );
   }
   let stopWatching: (() => void) | undefined;
-  if (argv.watch && typeof argv.scenario === 'string') {
-    const ref = await resolveScenarioRef(argv.scenario);
-    if (ref.ok) {
-      out(`watching ${ref.path} for changes`);
-      stopWatching = watchScenarioFile(
-        ref.path,
-        (scenario) => {
-          runtime.use(scenario).then(
-            (engine) => out(`reloaded ${ref.path}: scenario ${engine.name} (${engine.rules().length} rules)`),
-            (e) => err(`reload failed: ${(e as Error).message}`),
-          );
-        },
-        (problems) => {
-          err(`${ref.path} was not loaded; the running scenario stays:`);
-          for (const p of problems) err(`  ${formatProblem(p)}`);
-        },
-      ).close;
-    }
+  if (watchedFile !== undefined) {
+    const file = watchedFile;
+    out(`watching ${file} for changes`);
+    stopWatching = watchScenarioFile(
+      file,
+      (scenario) => {
+        runtime.use(scenario).then(
+          (engine) => out(`reloaded ${file}: scenario ${engine.name} (${engine.rules().length} rules)`),
+          (e) => err(`reload failed: ${(e as Error).message}`),
+        );
+      },
+      (problems) => {
+        err(`${file} was not loaded; the running scenario stays:`);
+        for (const p of problems) err(`  ${formatProblem(p)}`);
+      },
+    ).close;
   }
   const printReport = argv.report as boolean;
   closeOnSignals(
@@ -110,6 +138,8 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
   );
 }
 
+const COMMANDS = ['mock', 'validate', 'scenarios', 'report', 'ctl'];
+
 async function main(): Promise<void> {
   await yargs(hideBin(process.argv))
     .scriptName('aap-chaos')
@@ -120,25 +150,25 @@ async function main(): Promise<void> {
       (y) =>
         y
           .option('target', { type: 'string', describe: 'dealer agent base URL; without it the embedded mock dealer is used' })
-          .option('port', { type: 'number', default: 8080, describe: 'proxy port (0 = any free port)' })
+          .option('port', { type: 'string', nargs: 1, default: '8080', describe: 'proxy port (0 = any free port)' })
           .option('host', { type: 'string', default: '127.0.0.1', describe: 'proxy address' })
           .option('scenario', { alias: 's', type: 'string', describe: 'scenario file, or the name of a built-in scenario' })
           .option('watch', { type: 'boolean', default: false, describe: 'reload the scenario file when it changes' })
-          .option('seed', { type: 'number', describe: 'seed for every random choice (overrides the scenario)' })
+          .option('seed', { type: 'string', nargs: 1, describe: 'seed for every random choice, 0-4294967295 (overrides the scenario)' })
           .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, default: 'auto' as const, describe: 'envelope profile; auto reads the dealer card' })
           .option('extension-uri', { type: 'string', describe: 'AAP extension URI named by -32008 (default: from the dealer card)' })
-          .option('upstream-timeout', { type: 'string', default: '30s', describe: 'how long to wait for the dealer (e.g. 30s, 500ms)' })
-          .option('max-inspect-bytes', { type: 'number', default: 1024 * 1024, describe: 'request bodies larger than this are forwarded without inspection' })
+          .option('upstream-timeout', { type: 'string', nargs: 1, default: '30s', describe: "how long to wait for the dealer's headers and between body chunks (e.g. 30s, 500ms; 0 = no timeout)" })
+          .option('max-inspect-bytes', { type: 'string', nargs: 1, default: String(1024 * 1024), describe: 'request bodies larger than this are forwarded without inspection' })
           .option('rewrite-card', { type: 'boolean', default: true, describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)' })
           .option('dry-run', { type: 'boolean', default: false, describe: 'decide and journal faults, but change nothing' })
           .option('allow-header-faults', { type: 'boolean', default: false, describe: 'let requests force a fault with x-aap-chaos: <rule id | AAP code>' })
-          .option('admin-port', { type: 'number', default: 8081, describe: 'admin API port (0 = any free port)' })
+          .option('admin-port', { type: 'string', nargs: 1, default: '8081', describe: 'admin API port (0 = any free port)' })
           .option('admin-host', { type: 'string', default: '127.0.0.1', describe: 'admin API address (any non-loopback address needs --admin-token)' })
           .option('admin-token', { type: 'string', describe: 'bearer token for the admin API (or AAP_CHAOS_ADMIN_TOKEN)' })
           .option('journal', { type: 'string', describe: 'append one JSON line per request to this file' })
-          .option('journal-ring', { type: 'number', default: 10_000, describe: 'journal entries kept in memory for the admin API' })
-          .option('drain-timeout', { type: 'string', default: '5s', describe: 'how long requests in flight may finish at shutdown' })
-          .option('client-key', { type: 'string', default: 'ip', describe: 'who a journal line belongs to: ip or header:NAME' })
+          .option('journal-ring', { type: 'string', nargs: 1, default: '10000', describe: 'journal entries kept in memory for the admin API (≥ 1)' })
+          .option('drain-timeout', { type: 'string', nargs: 1, default: '5s', describe: 'how long requests in flight may finish at shutdown' })
+          .option('client-key', { type: 'string', describe: 'who a journal line belongs to: ip or header:NAME (default: the header every rule keys on, else ip)' })
           .option('report', { type: 'boolean', default: false, describe: 'print the buyer report when the proxy stops' })
           .option('mock-profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default 1.3)' })
           .option('mock-streaming', { type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage' })
@@ -150,15 +180,24 @@ async function main(): Promise<void> {
       'serve the embedded mock dealer alone',
       (y) =>
         y
-          .option('port', { type: 'number', default: 8090 })
-          .option('host', { type: 'string', default: '127.0.0.1' })
-          .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, default: '1.3' as const })
-          .option('mock-streaming', { type: 'boolean', default: false })
-          .option('inventory', { type: 'string' })
-          .option('seed', { type: 'number' }),
+          .usage('$0 mock [options]\n\nServe the embedded AAP mock dealer on its own (no proxy), e.g. as the --target of a proxy elsewhere.')
+          .option('port', { type: 'string', nargs: 1, default: '8090', describe: 'port of the mock dealer (0 = any free port)' })
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'address of the mock dealer' })
+          .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, default: '1.3' as const, describe: 'AAP profile the dealer speaks: its card, error envelopes and header rules' })
+          .option('mock-streaming', { type: 'boolean', default: false, describe: 'also serve SendStreamingMessage as a task stream (the card says streaming: true)' })
+          .option('inventory', { type: 'string', describe: 'JSON inventory file to serve instead of the generated one' })
+          .option('seed', { type: 'string', nargs: 1, describe: 'seed of the generated inventory, 0-4294967295 (same seed, same vehicles)' }),
       async (argv) => {
+        let port: number;
+        let seed: number | undefined;
         try {
-          const mock = await startMockDealer({ port: argv.port, host: argv.host, profile: argv.profile, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed: argv.seed });
+          port = checkOption(RUN_OPTIONS.port, 'port', argv.port, 'flag') as number;
+          seed = checkOption(RUN_OPTIONS.seed, 'seed', argv.seed, 'flag') as number | undefined;
+        } catch (e) {
+          fail((e as Error).message);
+        }
+        try {
+          const mock = await startMockDealer({ port, host: argv.host, profile: argv.profile, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed });
           out(`mock dealer (AAP ${argv.profile}) on ${mock.url}; agent card at ${mock.url}/.well-known/agent-card.json`);
           closeOnSignals({ close: () => mock.close() }, { log: out });
         } catch (e) {
@@ -221,15 +260,22 @@ async function main(): Promise<void> {
       },
     )
     .strict()
-    .fail((msg, e, y) => {
+    // A flag given twice takes its last value (as in most tools), never an array.
+    .parserConfiguration({ 'duplicate-arguments-array': false })
+    .fail((msg, e) => {
       if (e) fail(e.message);
-      void y;
-      err(`${msg}\n\nRun "aap-chaos --help" for usage.`);
+      err(`${msg}\n\nRun "${helpCommand()}" for usage.`);
       process.exit(2);
     })
     .help()
-    .version()
+    .version(VERSION)
     .parseAsync();
+}
+
+/** The --help line for the command being run: `aap-chaos mock --help` for a bad mock flag. */
+function helpCommand(): string {
+  const first = hideBin(process.argv).find((a) => !a.startsWith('-'));
+  return first !== undefined && COMMANDS.includes(first) ? `aap-chaos ${first} --help` : 'aap-chaos --help';
 }
 
 main().catch((e) => fail((e as Error)?.message ?? String(e)));

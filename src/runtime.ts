@@ -20,6 +20,8 @@ import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
 import { startAdminServer, type AdminServer, type ControlSurface } from './control/admin.js';
 import { EventHub } from './control/events.js';
 import { ChaosMetrics } from './control/metrics.js';
+import { checkOptions } from './options.js';
+import { ADMIN_LISTENER, listenNamed, PROXY_LISTENER } from './listen-errors.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -122,7 +124,9 @@ export async function loadScenarioInput(input: ScenarioInput): Promise<LoadResul
   return loadScenarioRef(trimmed);
 }
 
-export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
+export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
+  // Every option is checked the way its flag is, before anything starts.
+  const opts = checkOptions(given as RuntimeOptions & Record<string, unknown>, 'library');
   const log = opts.log ?? (() => {});
   const adminHost = opts.adminHost ?? '127.0.0.1';
   const adminToken = opts.adminToken || (opts.env ?? process.env)[ADMIN_TOKEN_ENV] || undefined;
@@ -174,7 +178,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
     proxy.observers.push(journal, metrics, hub, emitTo(events));
-    const url = await proxy.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1');
+    const proxyHost = opts.host ?? '127.0.0.1';
+    const proxyPort = opts.port ?? 8080;
+    const url = await listenNamed(PROXY_LISTENER, proxyHost, proxyPort, () => proxy.listen(proxyPort, proxyHost));
     cleanups.push(() => proxy.close(0));
 
     const surface: ControlSurface = {
@@ -231,7 +237,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       },
     };
 
-    const admin: AdminServer = await startAdminServer(surface, { host: adminHost, port: opts.adminPort ?? 8081, token: adminToken });
+    const adminPort = opts.adminPort ?? 8081;
+    const admin: AdminServer = await listenNamed(ADMIN_LISTENER, adminHost, adminPort, () => startAdminServer(surface, { host: adminHost, port: adminPort, token: adminToken }));
     cleanups.push(() => admin.close());
 
     log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : target}`);

@@ -191,7 +191,7 @@ export class ChaosProxy {
         let bodyBytes = action.body;
         if (!action.envelope && request.kind === 'jsonrpc') {
           // An `http:` reply: what the buyer can make of its body (an HTML 502 is no answer at all).
-          const read = String(action.headers['content-type'] ?? '').includes('json') ? readRpcReplyBytes(action.body) : { kind: 'not_jsonrpc' as const, error: undefined };
+          const read = String(action.headers?.['content-type'] ?? '').includes('json') ? readRpcReplyBytes(action.body) : { kind: 'not_jsonrpc' as const, error: undefined };
           if (read.error) outcome.error = read.error;
           else outcome.body = read.kind;
         }
