@@ -5,7 +5,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { startRuntime, closeOnSignals, ScenarioRejectedError, VERSION, type RuntimeOptions } from './runtime.js';
-import { checkOption, checkOptions, OptionError, parseDurationMs, RUN_OPTIONS } from './options.js';
+import { checkOption, checkOptions, OptionError, RUN_OPTIONS } from './options.js';
 import { startMockDealer } from './mock/index.js';
 import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem } from './scenario/load.js';
 import { watchScenarioFile } from './scenario/watch.js';
@@ -31,15 +31,6 @@ for (const stream of [process.stdout, process.stderr]) {
 function fail(message: string, code = 2): never {
   err(`aap-chaos: ${message}`);
   process.exit(code);
-}
-
-/** "30s", "500ms", "2m" or a bare number of milliseconds. */
-export function parseDuration(value: string | number, flag: string): number {
-  try {
-    return parseDurationMs(value);
-  } catch {
-    fail(`--${flag}: "${value}" is not a duration (use e.g. 30s, 500ms or a number of milliseconds)`);
-  }
 }
 
 /** Checks flags through the shared option table; a bad value ends the run with one line. */

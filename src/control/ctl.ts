@@ -13,6 +13,7 @@ import { formatReport } from '../journal/report-format.js';
 import type { RuntimeStatus } from '../runtime.js';
 import { ADMIN_TOKEN_ENV } from './auth.js';
 import type { DroppedNotice } from './events.js';
+import { formatProblem, loadScenarioText } from '../scenario/load.js';
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
 
@@ -128,6 +129,12 @@ async function scenarioBody(ref: string): Promise<Body> {
   const isFile = await stat(ref).then((s) => s.isFile(), () => false);
   if (isFile) {
     const text = await readFile(ref, 'utf8');
+    // Checked here first, with the same loader the instance uses, so every problem names FILE:line.
+    const loaded = loadScenarioText(text, ref);
+    if (!loaded.ok) {
+      const n = loaded.problems.length;
+      throw new CtlError(`${ref}: scenario rejected (${n} ${n === 1 ? 'problem' : 'problems'}); the running scenario is kept`, loaded.problems.map(formatProblem));
+    }
     return { contentType: path.extname(ref).toLowerCase() === '.json' ? 'application/json' : 'application/yaml', text };
   }
   if (/[/\\]/.test(ref) || path.extname(ref) !== '') throw new CtlError(`no such file: ${ref}`);
@@ -196,9 +203,12 @@ class AdminClient {
         reject(this.unreachable(e));
       });
       ws.on('message', (data) => out(eventLine(JSON.parse(data.toString()) as JournalEntry | DroppedNotice)));
-      ws.on('close', () => {
+      ws.on('close', (code, reason) => {
         signal?.removeEventListener('abort', stop);
-        resolve();
+        // Only our own Ctrl-C ends the stream normally; anything else means the proxy went away.
+        if (signal?.aborted) return resolve();
+        const why = code === 1001 ? 'it is shutting down' : code === 1006 ? 'the connection dropped' : `close code ${code}${reason.length ? `: ${reason.toString()}` : ''}`;
+        reject(new CtlError(`the proxy went away (${why}); no more events from ${this.base}`));
       });
     });
   }
