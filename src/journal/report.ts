@@ -50,10 +50,12 @@ export interface Report {
 function requestsByClient(entries: readonly JournalEntry[]): Map<string, JournalEntry[]> {
   const byClient = new Map<string, JournalEntry[]>();
   for (const entry of entries) {
+    // Agent-card fetches and other non-JSON-RPC traffic are not buyer requests to grade, and a
+    // client that sent nothing else (a card fetch without the client-key header) is no client.
+    if (entry.method === undefined) continue;
     let list = byClient.get(entry.client);
     if (list === undefined) byClient.set(entry.client, (list = []));
-    // Agent-card fetches and other non-JSON-RPC traffic are not buyer requests to grade.
-    if (entry.method !== undefined) list.push(entry);
+    list.push(entry);
   }
   for (const list of byClient.values()) list.sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return byClient;
