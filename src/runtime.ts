@@ -64,7 +64,7 @@ export interface RuntimeOptions {
   journalRing?: number;
   /** How long requests in flight may take to finish at shutdown (default 5 000 ms). */
   drainTimeoutMs?: number;
-  /** Who a journal line is attributed to: `ip` (default) or `header:NAME`. */
+  /** Who a journal line is attributed to: `ip` or `header:NAME`; default the header every rule keys on, else `ip`. */
   clientKey?: string;
   mock?: MockDealerSettings;
   /** Bytes a slow /events client may have waiting before its messages are dropped. */

@@ -13,7 +13,6 @@ import { formatReport } from '../journal/report-format.js';
 import type { RuntimeStatus } from '../runtime.js';
 import { ADMIN_TOKEN_ENV } from './auth.js';
 import type { DroppedNotice } from './events.js';
-import { formatProblem, loadScenarioText } from '../scenario/load.js';
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
 
@@ -130,6 +129,8 @@ async function scenarioBody(ref: string): Promise<Body> {
   if (isFile) {
     const text = await readFile(ref, 'utf8');
     // Checked here first, with the same loader the instance uses, so every problem names FILE:line.
+    // Loaded only here: compiling the schema would slow every other verb's start.
+    const { formatProblem, loadScenarioText } = await import('../scenario/load.js');
     const loaded = loadScenarioText(text, ref);
     if (!loaded.ok) {
       const n = loaded.problems.length;

@@ -75,8 +75,13 @@ export class DealerReplyWatch {
   private notRpc = false;
   private bytes = 0;
 
-  constructor(status: number, contentType: string) {
-    this.keepAll = status < 200 || status >= 300;
+  /** `rpc`: the request was JSON-RPC, so a reply that is not JSON-RPC leaves the buyer not knowing. */
+  constructor(
+    status: number,
+    contentType: string,
+    private readonly rpc: boolean,
+  ) {
+    this.keepAll = rpc && (status < 200 || status >= 300);
     if (contentType.includes('json')) this.json = [];
     else if (contentType.startsWith('text/event-stream')) this.sse = new SseErrorScanner();
     else this.notRpc = true;
@@ -93,10 +98,11 @@ export class DealerReplyWatch {
 
   /** Writes what was seen into the outcome once the reply has ended. */
   finish(outcome: Outcome): void {
-    if (this.notRpc || this.bytes === 0) outcome.body = 'not_jsonrpc';
-    else if (this.json) {
+    if (this.notRpc || this.bytes === 0) {
+      if (this.rpc) outcome.body = 'not_jsonrpc';
+    } else if (this.json) {
       if (this.jsonSize <= MAX_SNIFFED_JSON) outcome.dealerJson = this.json;
-      else outcome.body = 'not_jsonrpc';
+      else if (this.rpc) outcome.body = 'not_jsonrpc';
     } else if (this.sse?.lastError) {
       outcome.error = this.sse.lastError;
       outcome.errorInStream = true;
@@ -104,12 +110,15 @@ export class DealerReplyWatch {
   }
 }
 
-/** Reads the dealer JSON kept by a DealerReplyWatch: its error, or what kind of body it was. */
-export function readDealerJson(outcome: Outcome): void {
+/**
+ * Reads the dealer JSON kept by a DealerReplyWatch: its error, and for a JSON-RPC request what
+ * kind of body it was.
+ */
+export function readDealerJson(outcome: Outcome, rpc: boolean): void {
   if (!outcome.dealerJson) return;
   const read = readRpcReplyBytes(Buffer.concat(outcome.dealerJson));
   if (read.error) outcome.error = read.error;
-  else outcome.body = read.kind;
+  else if (rpc) outcome.body = read.kind;
 }
 
 export function noteError(outcome: Outcome, json: unknown): void {

@@ -308,7 +308,7 @@ export class ChaosProxy {
     if (plan.sse) delete headers['content-length']; // events may be cut or replaced
     res.writeHead(up.statusCode, headers);
     res.flushHeaders();
-    const watch = request.kind === 'jsonrpc' && !isCard ? new DealerReplyWatch(up.statusCode, contentType) : undefined;
+    const watch = isCard ? undefined : new DealerReplyWatch(up.statusCode, contentType, request.kind === 'jsonrpc');
     const piped = pipeToBuyer(stream, res, buyer.signal, () => (outcome.lost = 'truncated'));
     // Attached after the pipe, so both see every chunk (what the buyer got, faults included).
     if (watch) stream.on('data', (chunk: Buffer) => watch.push(chunk));
@@ -331,7 +331,7 @@ export class ChaosProxy {
             const headers = endToEndHeaders(head.headers);
             const ct = headers['content-type'];
             // A JSON reply may be the dealer's own error, which the journal names.
-            if (request.kind === 'jsonrpc') watch = new DealerReplyWatch(head.statusCode, typeof ct === 'string' ? ct : '');
+            watch = new DealerReplyWatch(head.statusCode, typeof ct === 'string' ? ct : '', request.kind === 'jsonrpc');
             res.writeHead(head.statusCode, headers);
             if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
           },
@@ -434,7 +434,7 @@ export class ChaosProxy {
     inForce: { profile: Profile; extensionUri: string },
   ): void {
     if (this.observers.length === 0) return;
-    readDealerJson(outcome);
+    readDealerJson(outcome, request.kind === 'jsonrpc');
     const source = this.clientKeySourceFor(decider);
     const entry = buildJournalEntry(request, decision, outcome, {
       startedAt,
