@@ -4,6 +4,10 @@ import t, { type Test } from 'tap';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runReportCommand } from '../../src/journal/report.js';
 import { startChaos, type Chaos } from '../../src/index.js';
 import type { CheckName, Report, Verdict } from '../../src/journal/report.js';
 import { AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT } from '../../src/protocol/codes.js';
@@ -88,8 +92,12 @@ t.test('a buyer that retries a stream error at once: backoff FAILs', async (t) =
   t.match(report.checks.find((c) => c.check === 'backoff')!.explanation, /4 times at once/);
 });
 
-t.test('a buyer that activates another URI than the -32008 named: activation FAILs', async (t) => {
-  const chaos = await chaosWith(t, 'scenario: needs-extension\nrules:\n  - id: needs-extension\n    match: { method: SendMessage }\n    require: { extension: true }\n');
+t.test('a buyer that activates another URI than the -32008 named: activation FAILs, also from the file without flags', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-activation-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const journalFile = path.join(dir, 'journal.jsonl');
+  const chaos = await startChaos({ scenario: 'scenario: needs-extension\nrules:\n  - id: needs-extension\n    match: { method: SendMessage }\n    require: { extension: true }\n', journalFile });
+  t.teardown(() => chaos.close());
   const buyer = await createBuyer(chaos.url);
   const refused = await sendSkill(buyer, 'dealer.information');
   t.equal(refused.ok ? undefined : refused.envelopeCode, -32008);
@@ -98,17 +106,21 @@ t.test('a buyer that activates another URI than the -32008 named: activation FAI
   const report = chaos.report();
   t.equal(verdict(report, 'activation'), 'FAIL');
   t.match(report.checks.find((c) => c.check === 'activation')!.explanation, AAP_EXTENSION_URI_1_3);
+  await chaos.close();
+  const fromFile = JSON.parse((await runReportCommand(journalFile, { json: true })).output) as Report;
+  t.equal(verdict(fromFile, 'activation'), 'FAIL', '`aap-chaos report FILE` needs no --extension-uri');
 });
 
 t.test('a buyer with full-jitter exponential backoff: backoff PASSes', async (t) => {
   const chaos = await chaosWith(t, 'scenario: flaky-search\nrules:\n  - id: flaky\n    match: { skill: inventory.search }\n    when: { times: 4 }\n    error: INTERNAL_ERROR\n');
   const buyer = await createBuyer(chaos.url);
-  // Seeded draws of "random between 0 and base·2^n" (base 60 ms), so the test is repeatable.
-  let seed = 7;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  // Draws of "random between 0 and base·2^n" (base 100 ms), fixed so the test is repeatable; the
+  // second wait is shorter than the first, as full jitter allows.
+  const draws = [0.9, 0.1, 0.7, 0.2, 0.5];
+  const random = () => draws.shift()!;
   let reply = await sendSkill(buyer, 'inventory.search', { pagination: { limit: 1 } });
   for (let n = 0; !reply.ok && n < 5; n++) {
-    await sleep(random() * 60 * 2 ** n);
+    await sleep(random() * 100 * 2 ** n);
     reply = await sendSkill(buyer, 'inventory.search', { pagination: { limit: 1 } });
   }
   t.ok(reply.ok, 'the search finally succeeded');
