@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { startRuntime, closeOnSignals, ScenarioRejectedError, type RuntimeOptions } from './runtime.js';
+import { startRuntime, closeOnSignals, ScenarioRejectedError, VERSION, type RuntimeOptions } from './runtime.js';
+import { checkOption, checkOptions, MOCK_OPTIONS, OptionError, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS } from './options.js';
 import { startMockDealer } from './mock/index.js';
 import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem, configureScenarioLimits, DEFAULT_SCENARIO_LIMITS } from './scenario/load.js';
 import { watchScenarioFile } from './scenario/watch.js';
@@ -14,8 +15,18 @@ import { runCtl } from './control/ctl.js';
 import { formatReport } from './journal/report-format.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
 
-const out = (line: string) => process.stdout.write(line + '\n');
+/** Set once stdout is closed (`aap-chaos … | head -1`): further output is dropped, quietly. */
+let stdoutClosed = false;
+const out = (line: string) => {
+  if (!stdoutClosed) process.stdout.write(line + '\n');
+};
 const err = (line: string) => process.stderr.write(line + '\n');
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    if (stream === process.stdout) stdoutClosed = true;
+  });
+}
 
 /** Exit with a message, the way every user-facing failure ends. */
 function fail(message: string, code = 2): never {
@@ -23,19 +34,14 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
-/** "30s", "500ms", "2m" or a bare number of milliseconds. */
-export function parseDuration(value: string | number, flag: string): number {
-  if (typeof value === 'number') return value;
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value.trim());
-  if (!m) fail(`--${flag}: "${value}" is not a duration (use e.g. 30s, 500ms or a number of milliseconds)`);
-  const n = Number(m[1]);
-  return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
-}
-
-/** A flag that must hold an absolute URI (or be absent). */
-function absoluteUri(value: string | undefined, flag: string): string | undefined {
-  if (value !== undefined && !URL.canParse(value)) fail(`--${flag}: "${value}" is not an absolute URI (e.g. https://example.com/extensions/aap/v2.0)`);
-  return value;
+/** Checks flags through the shared option table; a bad value ends the run with one line. */
+function checked<T extends Record<string, unknown>>(given: T): T {
+  try {
+    return checkOptions(given, 'flag');
+  } catch (e) {
+    if (e instanceof OptionError) fail(e.message);
+    throw e;
+  }
 }
 
 /** One flag per report threshold, named after it: retry_after_tolerance_ms → --retry-after-tolerance-ms. */
@@ -46,9 +52,21 @@ function thresholdFlags(): Record<string, { type: 'number'; describe: string }> 
 
 /** --max-scenario-bytes and --max-scenario-rules, on every command that loads scenarios. */
 const scenarioLimitFlags = {
-  'max-scenario-bytes': { type: 'number', default: DEFAULT_SCENARIO_LIMITS.maxBytes, describe: 'scenario files larger than this are refused' },
-  'max-scenario-rules': { type: 'number', default: DEFAULT_SCENARIO_LIMITS.maxRules, describe: 'scenarios with more rules than this are refused' },
+  'max-scenario-bytes': { type: 'string', nargs: 1, default: String(DEFAULT_SCENARIO_LIMITS.maxBytes), describe: 'scenario files larger than this are refused' },
+  'max-scenario-rules': { type: 'string', nargs: 1, default: String(DEFAULT_SCENARIO_LIMITS.maxRules), describe: 'scenarios with more rules than this are refused' },
 } as const;
+
+/** Applies --max-scenario-bytes and --max-scenario-rules after checking them like every other flag. */
+function applyScenarioLimits(argv: Record<string, unknown>): void {
+  try {
+    configureScenarioLimits({
+      maxBytes: checkOption(SCENARIO_LIMIT_OPTIONS.maxBytes, 'maxBytes', argv.maxScenarioBytes, 'flag') as number,
+      maxRules: checkOption(SCENARIO_LIMIT_OPTIONS.maxRules, 'maxRules', argv.maxScenarioRules, 'flag') as number,
+    });
+  } catch (e) {
+    fail((e as Error).message);
+  }
+}
 
 /** --ca FILE: read once at start; a missing or unreadable file is a usage error naming the flag. */
 function readCaFile(file: string): string {
@@ -68,8 +86,8 @@ const listenerTimeoutFlags = {
 } as const;
 
 async function runProxy(argv: Record<string, any>): Promise<void> {
-  configureScenarioLimits({ maxBytes: argv.maxScenarioBytes, maxRules: argv.maxScenarioRules });
-  const opts: RuntimeOptions = {
+  applyScenarioLimits(argv);
+  const opts: RuntimeOptions = checked({
     target: argv.target,
     port: argv.port,
     host: argv.host,
@@ -80,7 +98,7 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     seed: argv.seed,
     profile: argv.profile,
     extensionUri: argv.extensionUri,
-    upstreamTimeoutMs: parseDuration(argv.upstreamTimeout, 'upstream-timeout'),
+    upstreamTimeoutMs: argv.upstreamTimeout,
     maxInspectBytes: argv.maxInspectBytes,
     rewriteCard: argv.rewriteCard,
     dryRun: argv.dryRun,
@@ -88,17 +106,26 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     allowHeaderFaults: argv.allowHeaderFaults,
     journalFile: argv.journal,
     journalRing: argv.journalRing,
-    drainTimeoutMs: parseDuration(argv.drainTimeout, 'drain-timeout'),
+    drainTimeoutMs: argv.drainTimeout,
     clientKey: argv.clientKey,
     sessionHeader: argv.sessionHeader,
-    headerTimeoutMs: parseDuration(argv.headerTimeout, 'header-timeout'),
-    bodyTimeoutMs: parseDuration(argv.bodyTimeout, 'body-timeout'),
+    headerTimeoutMs: argv.headerTimeout,
+    bodyTimeoutMs: argv.bodyTimeout,
     maxBodyBytes: argv.maxBody,
     redactHeaders: argv.redactHeader,
     dealerTls: { ca: argv.ca === undefined ? undefined : readCaFile(argv.ca), insecure: argv.insecure },
-    mock: { profile: argv.mockProfile, extensionUri: absoluteUri(argv.mockExtensionUri, 'mock-extension-uri'), streaming: argv.mockStreaming, inventoryFile: argv.inventory },
+    mock: { profile: argv.mockProfile, extensionUri: argv.mockExtensionUri, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
     log: out,
-  };
+  });
+  // Checked before anything starts: a watch that could never fire is a mistake, not a no-op.
+  let watchedFile: string | undefined;
+  if (argv.watch) {
+    const ref = typeof argv.scenario === 'string' ? await resolveScenarioRef(argv.scenario) : undefined;
+    if (!ref?.ok || ref.builtin) {
+      fail(`--watch: needs --scenario FILE to watch, got ${typeof argv.scenario === 'string' ? `"${argv.scenario}" (${ref?.ok ? 'a built-in scenario' : 'not a file'})` : 'no --scenario'}`);
+    }
+    watchedFile = ref.path;
+  }
   let runtime;
   try {
     runtime = await startRuntime(opts);
@@ -115,24 +142,22 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     );
   }
   let stopWatching: (() => void) | undefined;
-  if (argv.watch && typeof argv.scenario === 'string') {
-    const ref = await resolveScenarioRef(argv.scenario);
-    if (ref.ok) {
-      out(`watching ${ref.path} for changes`);
-      stopWatching = watchScenarioFile(
-        ref.path,
-        (scenario) => {
-          runtime.use(scenario).then(
-            (engine) => out(`reloaded ${ref.path}: scenario ${engine.name} (${engine.rules().length} rules)`),
-            (e) => err(`reload failed: ${(e as Error).message}`),
-          );
-        },
-        (problems) => {
-          err(`${ref.path} was not loaded; the running scenario stays:`);
-          for (const p of problems) err(`  ${formatProblem(p)}`);
-        },
-      ).close;
-    }
+  if (watchedFile !== undefined) {
+    const file = watchedFile;
+    out(`watching ${file} for changes`);
+    stopWatching = watchScenarioFile(
+      file,
+      (scenario) => {
+        runtime.use(scenario).then(
+          (engine) => out(`reloaded ${file}: scenario ${engine.name} (${engine.rules().length} rules)`),
+          (e) => err(`reload failed: ${(e as Error).message}`),
+        );
+      },
+      (problems) => {
+        err(`${file} was not loaded; the running scenario stays:`);
+        for (const p of problems) err(`  ${formatProblem(p)}`);
+      },
+    ).close;
   }
   const printReport = argv.report as boolean;
   closeOnSignals(
@@ -147,6 +172,8 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     { log: out },
   );
 }
+
+const COMMANDS = ['mock', 'validate', 'scenarios', 'report', 'ctl'];
 
 async function main(): Promise<void> {
   const args = hideBin(process.argv);
@@ -165,34 +192,34 @@ async function main(): Promise<void> {
       (y) =>
         y
           .option('target', { type: 'string', describe: 'dealer agent base URL; without it the embedded mock dealer is used' })
-          .option('port', { type: 'number', default: 8080, describe: 'proxy port (0 = any free port)' })
+          .option('port', { type: 'string', nargs: 1, default: '8080', describe: 'proxy port (0 = any free port)' })
           .option('host', { type: 'string', default: '127.0.0.1', describe: 'proxy address' })
           .option('scenario', { alias: 's', type: 'string', describe: 'scenario file, or the name of a built-in scenario' })
           .option('watch', { type: 'boolean', default: false, describe: 'reload the scenario file when it changes' })
-          .option('seed', { type: 'number', describe: 'seed for every random choice (overrides the scenario)' })
+          .option('seed', { type: 'string', nargs: 1, describe: 'seed for every random choice, 0-4294967295 (overrides the scenario)' })
           // No yargs default: an absent flag lets the scenario's profile: (then the card) decide.
           .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, describe: "envelope profile (default: the scenario's profile:, else auto, which reads the dealer card)" })
           .option('extension-uri', { type: 'string', describe: 'AAP extension URI named by -32008 (default: from the dealer card)' })
-          .option('upstream-timeout', { type: 'string', default: '30s', describe: 'how long to wait for the dealer (e.g. 30s, 500ms)' })
-          .option('max-inspect-bytes', { type: 'number', default: 1024 * 1024, describe: 'request bodies larger than this are forwarded without inspection' })
+          .option('upstream-timeout', { type: 'string', nargs: 1, default: '30s', describe: "how long to wait for the dealer's headers and between body chunks (e.g. 30s, 500ms; 0 = no timeout)" })
+          .option('max-inspect-bytes', { type: 'string', nargs: 1, default: String(1024 * 1024), describe: 'request bodies larger than this are forwarded without inspection' })
           .option('rewrite-card', { type: 'boolean', default: true, describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)' })
           .option('dry-run', { type: 'boolean', default: false, describe: 'decide and journal faults, but change nothing' })
           .option('check-dealer', { type: 'boolean', default: false, describe: "check the dealer's replies against the AAP conformance rules (journaled; bytes unchanged)" })
           .option('allow-header-faults', { type: 'boolean', default: false, describe: 'let requests force a fault with x-aap-chaos: <rule id | AAP code>' })
-          .option('admin-port', { type: 'number', default: 8081, describe: 'admin API port (0 = any free port)' })
+          .option('admin-port', { type: 'string', nargs: 1, default: '8081', describe: 'admin API port (0 = any free port)' })
           .option('admin-host', { type: 'string', default: '127.0.0.1', describe: 'admin API address (any non-loopback address needs --admin-token)' })
           .option('admin-token', { type: 'string', describe: 'bearer token for the admin API (or AAP_CHAOS_ADMIN_TOKEN)' })
           .option('journal', { type: 'string', describe: 'append one JSON line per request to this file' })
-          .option('journal-ring', { type: 'number', default: 10_000, describe: 'journal entries kept in memory for the admin API' })
-          .option('drain-timeout', { type: 'string', default: '5s', describe: 'how long requests in flight may finish at shutdown' })
-          .option('client-key', { type: 'string', default: 'ip', describe: 'who a journal line belongs to: ip or header:NAME' })
+          .option('journal-ring', { type: 'string', nargs: 1, default: '10000', describe: 'journal entries kept in memory for the admin API (≥ 1)' })
+          .option('drain-timeout', { type: 'string', nargs: 1, default: '5s', describe: 'how long requests in flight may finish at shutdown' })
+          .option('client-key', { type: 'string', describe: 'who a journal line belongs to: ip or header:NAME (default: the header every rule keys on, else ip)' })
           .option('session-header', { type: 'string', default: 'x-aap-chaos-session', describe: 'request header that names a session (its own rule state, journal and report)' })
           .option('report', { type: 'boolean', default: false, describe: 'print the buyer report when the proxy stops' })
           .option('mock-profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default: the --profile or scenario profile: in force, else 1.3)' })
           .option('mock-extension-uri', { type: 'string', describe: 'AAP extension URI the embedded mock dealer declares (default: the v1.3 URI, or the 2.0 draft placeholder)' })
           .option('mock-streaming', { type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage' })
           .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' })
-          .option('max-body', { type: 'number', default: 10 * 1024 * 1024, describe: 'request bodies larger than this are refused with 413' })
+          .option('max-body', { type: 'string', nargs: 1, default: String(10 * 1024 * 1024), describe: 'request bodies larger than this are refused with 413' })
           .option('ca', { type: 'string', describe: 'PEM file of CA certificates to trust for an https:// target' })
           .option('redact-header', { type: 'string', array: true, describe: 'a header whose value is a secret (besides Authorization, cookies, x-api-key); repeatable' })
           .option('insecure', { type: 'boolean', default: false, describe: 'do not verify the https:// target\'s certificate' })
@@ -205,19 +232,33 @@ async function main(): Promise<void> {
       'serve the embedded mock dealer alone',
       (y) =>
         y
-          .option('port', { type: 'number', default: 8090 })
-          .option('host', { type: 'string', default: '127.0.0.1' })
-          .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, default: '1.3' as const })
-          .option('mock-streaming', { type: 'boolean', default: false })
-          .option('mock-extension-uri', { type: 'string', describe: 'AAP extension URI the card declares (default per profile)' })
-          .option('inventory', { type: 'string' })
-          .option('seed', { type: 'number' })
+          .usage('$0 mock [options]\n\nServe the embedded AAP mock dealer on its own (no proxy), e.g. as the --target of a proxy elsewhere.')
+          .option('port', { type: 'string', nargs: 1, default: '8090', describe: 'port of the mock dealer (0 = any free port)' })
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'address of the mock dealer' })
+          .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, default: '1.3' as const, describe: 'AAP profile the dealer speaks: its card, error envelopes and header rules' })
+          .option('mock-streaming', { type: 'boolean', default: false, describe: 'also serve SendStreamingMessage as a task stream (the card says streaming: true)' })
+          .option('inventory', { type: 'string', describe: 'JSON inventory file to serve instead of the generated one' })
+          .option('mock-extension-uri', { type: 'string', describe: 'AAP extension URI the card declares (default: the v1.3 URI, or the 2.0 draft placeholder)' })
+          .option('seed', { type: 'string', nargs: 1, describe: 'seed of the generated inventory, 0-4294967295 (same seed, same vehicles)' })
           .options(listenerTimeoutFlags),
       async (argv) => {
+        let port: number;
+        let seed: number | undefined;
+        let extensionUri: string | undefined;
+        let timeouts: { headerTimeoutMs: number | undefined; bodyTimeoutMs: number | undefined };
         try {
-          const timeouts = { headerTimeoutMs: parseDuration(argv.headerTimeout, 'header-timeout'), bodyTimeoutMs: parseDuration(argv.bodyTimeout, 'body-timeout') };
-          const extensionUri = absoluteUri(argv.mockExtensionUri, 'mock-extension-uri');
-          const mock = await startMockDealer({ port: argv.port, host: argv.host, profile: argv.profile, extensionUri, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed: argv.seed, timeouts });
+          port = checkOption(RUN_OPTIONS.port, 'port', argv.port, 'flag') as number;
+          seed = checkOption(RUN_OPTIONS.seed, 'seed', argv.seed, 'flag') as number | undefined;
+          extensionUri = checkOption(MOCK_OPTIONS.extensionUri, 'extensionUri', argv.mockExtensionUri, 'flag') as string | undefined;
+          timeouts = {
+            headerTimeoutMs: checkOption(RUN_OPTIONS.headerTimeoutMs, 'headerTimeoutMs', argv.headerTimeout, 'flag') as number | undefined,
+            bodyTimeoutMs: checkOption(RUN_OPTIONS.bodyTimeoutMs, 'bodyTimeoutMs', argv.bodyTimeout, 'flag') as number | undefined,
+          };
+        } catch (e) {
+          fail((e as Error).message);
+        }
+        try {
+          const mock = await startMockDealer({ port, host: argv.host, profile: argv.profile, extensionUri, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed, timeouts });
           out(`mock dealer (AAP ${argv.profile}, extension ${mock.dealer.extensionUri}) on ${mock.url}; agent card at ${mock.url}/.well-known/agent-card.json`);
           closeOnSignals({ close: () => mock.close() }, { log: out });
         } catch (e) {
@@ -230,7 +271,7 @@ async function main(): Promise<void> {
       'check scenario files; exit 0 when all are valid, 1 otherwise',
       (y) => y.positional('files', { type: 'string', array: true, demandOption: true }).options(scenarioLimitFlags),
       async (argv) => {
-        configureScenarioLimits({ maxBytes: argv.maxScenarioBytes, maxRules: argv.maxScenarioRules });
+        applyScenarioLimits(argv);
         const result = await validateFiles(argv.files as string[]);
         out(result.output);
         process.exitCode = result.ok ? 0 : 1;
@@ -303,15 +344,22 @@ async function main(): Promise<void> {
       },
     )
     .strict()
-    .fail((msg, e, y) => {
+    // A flag given twice takes its last value (as in most tools), never an array.
+    .parserConfiguration({ 'duplicate-arguments-array': false })
+    .fail((msg, e) => {
       if (e) fail(e.message);
-      void y;
-      err(`${msg}\n\nRun "aap-chaos --help" for usage.`);
+      err(`${msg}\n\nRun "${helpCommand()}" for usage.`);
       process.exit(2);
     })
     .help()
-    .version()
+    .version(VERSION)
     .parseAsync();
+}
+
+/** The --help line for the command being run: `aap-chaos mock --help` for a bad mock flag. */
+function helpCommand(): string {
+  const first = hideBin(process.argv).find((a) => !a.startsWith('-'));
+  return first !== undefined && COMMANDS.includes(first) ? `aap-chaos ${first} --help` : 'aap-chaos --help';
 }
 
 main().catch((e) => fail((e as Error)?.message ?? String(e)));

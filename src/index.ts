@@ -61,6 +61,8 @@ export async function startChaos(opts: ChaosOptions = {}): Promise<Chaos> {
 export { ScenarioRejectedError, startRuntime, closeOnSignals, loadScenarioInput, VERSION } from './runtime.js';
 export type { Runtime, RuntimeOptions, RuntimeEvents, RuntimeStatus, ScenarioInput, MockDealerSettings } from './runtime.js';
 export type { JournalEntry, ReplySource } from './journal/entry.js';
+export type { ReplyOutcome, UnknownCause } from './journal/outcome.js';
+export { OptionError } from './options.js';
 export type { Report, CheckResult, CheckName, Verdict, ReportOptions } from './journal/report.js';
 export type { RuleStatus, ScenarioEngine } from './engine/decision.js';
 export type { Scenario, Rule } from './scenario/load.js';

@@ -22,6 +22,8 @@ import { startAdminServer, type AdminServer, type ControlSurface } from './contr
 import { EventHub } from './control/events.js';
 import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
+import { checkOptions } from './options.js';
+import { ADMIN_LISTENER, listenNamed, PROXY_LISTENER } from './listen-errors.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -68,7 +70,7 @@ export interface RuntimeOptions {
   journalRing?: number;
   /** How long requests in flight may take to finish at shutdown (default 5 000 ms). */
   drainTimeoutMs?: number;
-  /** Who a journal line is attributed to: `ip` (default) or `header:NAME`. */
+  /** Who a journal line is attributed to: `ip` or `header:NAME`; default the header every rule keys on, else `ip`. */
   clientKey?: string;
   /** Request header that names a session (default x-aap-chaos-session). */
   sessionHeader?: string;
@@ -139,7 +141,9 @@ export async function loadScenarioInput(input: ScenarioInput): Promise<LoadResul
   return loadScenarioRef(trimmed);
 }
 
-export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
+export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
+  // Every option is checked the way its flag is, before anything starts.
+  const opts = checkOptions(given as RuntimeOptions & Record<string, unknown>, 'library');
   const log = opts.log ?? (() => {});
   const adminHost = opts.adminHost ?? '127.0.0.1';
   const adminToken = opts.adminToken || (opts.env ?? process.env)[ADMIN_TOKEN_ENV] || undefined;
@@ -204,7 +208,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
     proxy.observers.push(journal, metrics, hub, emitTo(events));
-    const url = await proxy.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1');
+    const proxyHost = opts.host ?? '127.0.0.1';
+    const proxyPort = opts.port ?? 8080;
+    const url = await listenNamed(PROXY_LISTENER, proxyHost, proxyPort, () => proxy.listen(proxyPort, proxyHost));
     cleanups.push(() => proxy.close(0));
 
     const surface: ControlSurface = {
@@ -242,9 +248,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       },
       sessions: () => engine?.sessions() ?? [],
       report(query: { session?: string } = {}): Report {
+        // Each line records the profile and extension URI in force; the proxy's current ones may differ.
         return buildReport(query.session === undefined ? journal.all() : journal.ofSession(query.session), {
-          profile: proxy.profile.profile,
-          extensionUri: proxy.profile.extensionUri,
           thresholds: engine?.reportThresholds as Partial<Thresholds> | undefined,
         });
       },
@@ -271,7 +276,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       },
     };
 
-    const admin: AdminServer = await startAdminServer(surface, { host: adminHost, port: opts.adminPort ?? 8081, token: adminToken, timeouts });
+    const adminPort = opts.adminPort ?? 8081;
+    const admin: AdminServer = await listenNamed(ADMIN_LISTENER, adminHost, adminPort, () => startAdminServer(surface, { host: adminHost, port: adminPort, token: adminToken, timeouts }));
     cleanups.push(() => admin.close());
 
     log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : target}`);

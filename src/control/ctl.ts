@@ -136,6 +136,14 @@ async function scenarioBody(ref: string): Promise<Body> {
   const isFile = await stat(ref).then((s) => s.isFile(), () => false);
   if (isFile) {
     const text = await readFile(ref, 'utf8');
+    // Checked here first, with the same loader the instance uses, so every problem names FILE:line.
+    // Loaded only here: compiling the schema would slow every other verb's start.
+    const { formatProblem, loadScenarioText } = await import('../scenario/load.js');
+    const loaded = loadScenarioText(text, ref);
+    if (!loaded.ok) {
+      const n = loaded.problems.length;
+      throw new CtlError(`${ref}: scenario rejected (${n} ${n === 1 ? 'problem' : 'problems'}); the running scenario is kept`, loaded.problems.map(formatProblem));
+    }
     return { contentType: path.extname(ref).toLowerCase() === '.json' ? 'application/json' : 'application/yaml', text };
   }
   if (/[/\\]/.test(ref) || path.extname(ref) !== '') throw new CtlError(`no such file: ${ref}`);
@@ -204,9 +212,12 @@ class AdminClient {
         reject(this.unreachable(e));
       });
       ws.on('message', (data) => out(eventLine(JSON.parse(data.toString()) as JournalEntry | DroppedNotice)));
-      ws.on('close', () => {
+      ws.on('close', (code, reason) => {
         signal?.removeEventListener('abort', stop);
-        resolve();
+        // Only our own Ctrl-C ends the stream normally; anything else means the proxy went away.
+        if (signal?.aborted) return resolve();
+        const why = code === 1001 ? 'it is shutting down' : code === 1006 ? 'the connection dropped' : `close code ${code}${reason.length ? `: ${reason.toString()}` : ''}`;
+        reject(new CtlError(`the proxy went away (${why}); no more events from ${this.base}`));
       });
     });
   }

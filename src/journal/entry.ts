@@ -3,8 +3,10 @@
  * The report grades buyers from these lines alone, so every field it needs lives here.
  * No credentials and no lead.submit personal data ever appear: payloads are reduced to hashes.
  */
+import type { Profile } from '../protocol/codes.js';
 import type { JsonRpcId } from '../protocol/envelopes.js';
 import type { Violation } from '../protocol/conformance/rules.js';
+import type { ReplyOutcome, UnknownCause } from './outcome.js';
 
 export type ReplySource =
   | 'dealer' // the dealer's own reply, possibly modified (delay, patch, envelope, stream, bandwidth)
@@ -19,10 +21,12 @@ export interface JournalEntry {
   /** Milliseconds since the Unix epoch at start (what the report computes gaps with). */
   t: number;
   duration_ms: number;
-  /** The client key (by default the buyer's address). */
+  /** The client key: the buyer's address, or `key:` + 12 hex of a keyed hash when it comes from a header. */
   client: string;
   /** The session the request named in the session header; absent for the default session. */
   session?: string;
+  /** Where `client` came from: `ip` or `header:NAME` (the report says which it grouped by). */
+  client_key?: string;
   http_method: string;
   path: string;
   /** classification of the body: jsonrpc | not-json | not-jsonrpc | batch | oversized | none */
@@ -47,6 +51,18 @@ export interface JournalEntry {
   /** HTTP status sent to the buyer (0 when the connection was reset or the buyer left first). */
   status: number;
   source: ReplySource;
+  /** What the buyer learned: a JSON-RPC result, a JSON-RPC error, or nothing it can rely on. */
+  outcome?: ReplyOutcome;
+  /** Why the outcome is unknown to the buyer (only with `outcome: unknown`). */
+  unknown_cause?: UnknownCause;
+  /** True when the error fields come from an error event inside an SSE stream (the last one). */
+  error_in_stream?: boolean;
+  /** The envelope profile in force for this request. */
+  profile?: Profile;
+  /** The AAP extension URI in force for this request (what -32008 names). */
+  extension_uri?: string;
+  /** The URI a -32008 reply named, exactly as sent. */
+  required_extension?: string;
   /** JSON-RPC error code of the reply, when it was an error envelope. */
   rpc_code?: number;
   /** AAP code (or A2A reason) of the reply's error. */

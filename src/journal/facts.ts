@@ -8,6 +8,9 @@ import type { JournalEntry, ReplyErrorRecord, ReplySource } from './entry.js';
 import type { Decision } from '../engine/decision.js';
 import { summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
 import { newUlid } from '../protocol/ids.js';
+import type { Profile } from '../protocol/codes.js';
+import { requiredExtensionUri, type ReplyBodyKind } from '../protocol/reply-kind.js';
+import { decideOutcome, type LostReply } from './outcome.js';
 
 /** JSON with object keys sorted, so equal data hashes equally whatever the key order. */
 function canonicalJson(value: unknown): string {
@@ -58,6 +61,28 @@ export interface ReplyFacts {
   upstreamStatus?: number;
   upstreamMs?: number;
   notes: string[];
+  /** The proxy reset, held or cut the reply. */
+  lost?: LostReply;
+  /** What the body was, when the proxy read it. */
+  body?: ReplyBodyKind;
+  /** `error` came from an SSE error event. */
+  errorInStream?: boolean;
+}
+
+/** Where a request stood when it finished: timing, who sent it, and the profile in force. */
+export interface RequestCircumstances {
+  startedAt: number;
+  durationMs: number;
+  client: string;
+  /** How `client` was derived: `ip` or `header:NAME`. */
+  clientKey: string;
+  status: number;
+  aborted: boolean;
+  dryRun: boolean;
+  profile: Profile;
+  extensionUri: string;
+  /** The session the request named; undefined for the default session. */
+  session?: string;
 }
 
 /** Past this many bytes an error's `data` is left out of the journal line. */
@@ -81,7 +106,7 @@ export function buildJournalEntry(
   request: ClassifiedRequest,
   decision: Pick<Decision, 'matched' | 'fired' | 'effects'>,
   reply: ReplyFacts,
-  at: { startedAt: number; durationMs: number; client: string; status: number; aborted: boolean; dryRun: boolean; session?: string },
+  at: RequestCircumstances,
 ): JournalEntry {
   const entry: JournalEntry = {
     id: newUlid(at.startedAt),
@@ -90,6 +115,7 @@ export function buildJournalEntry(
     duration_ms: hundredths(at.durationMs),
     client: at.client,
     ...(at.session !== undefined ? { session: at.session } : {}),
+    client_key: at.clientKey,
     http_method: request.httpMethod,
     path: request.path,
     kind: request.kind,
@@ -99,8 +125,13 @@ export function buildJournalEntry(
     effects: decision.effects,
     status: at.status,
     source: reply.source,
+    profile: at.profile,
+    extension_uri: at.extensionUri,
     dry_run: at.dryRun,
   };
+  const { outcome, cause } = decideOutcome({ lost: reply.lost, aborted: at.aborted, status: at.status, sawRpcError: reply.error !== undefined, body: reply.body });
+  entry.outcome = outcome;
+  if (cause) entry.unknown_cause = cause;
   if (reply.error) {
     const summary = summarizeError(reply.error);
     entry.rpc_code = summary.rpcCode;
@@ -112,6 +143,9 @@ export function buildJournalEntry(
     const retryAfter = details?.retry_after_ms ?? (typeof details?.retry_after_seconds === 'number' ? details.retry_after_seconds * 1000 : undefined);
     if (typeof retryAfter === 'number') entry.retry_after_ms = retryAfter;
     entry.reply_error = boundedReplyError(reply.error);
+    const required = requiredExtensionUri(reply.error);
+    if (required !== undefined) entry.required_extension = required;
+    if (reply.errorInStream) entry.error_in_stream = true;
   }
   if (reply.upstreamStatus !== undefined) entry.upstream_status = reply.upstreamStatus;
   if (reply.upstreamMs !== undefined) entry.upstream_ms = hundredths(reply.upstreamMs);

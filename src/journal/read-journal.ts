@@ -6,6 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { JournalEntry } from './entry.js';
+import { UNKNOWN_CAUSES } from './outcome.js';
+import { PROFILES } from '../protocol/codes.js';
 
 /** A journal that cannot be read; `line` is 1-based, absent when the file itself failed. */
 export class JournalReadError extends Error {
@@ -48,6 +50,13 @@ const ENTRY_SHAPE = {
     retry_after_seconds: { type: 'number', minimum: 0 },
     aborted: { type: 'boolean' },
     conformance: { type: 'array', items: { type: 'object', required: ['rule', 'severity'], properties: { rule: { type: 'string' }, severity: { enum: ['MUST', 'SHOULD'] } } } },
+    outcome: { enum: ['result', 'error', 'unknown'] },
+    unknown_cause: { enum: UNKNOWN_CAUSES },
+    error_in_stream: { type: 'boolean' },
+    profile: { enum: PROFILES },
+    extension_uri: optionalString,
+    required_extension: optionalString,
+    client_key: optionalString,
   },
 } as const;
 

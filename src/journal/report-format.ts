@@ -22,6 +22,13 @@ function evidenceLine(ids: string[]): string {
   return ids.length > EVIDENCE_SHOWN ? `${shown} … (+${ids.length - EVIDENCE_SHOWN} more)` : shown;
 }
 
+function describeClientKey(key: string): string {
+  if (key === 'ip') return 'address (ip)';
+  if (key.startsWith('header:')) return `${key} (values shown as key: + a keyed hash)`;
+  if (key === 'mixed') return 'different keys on different lines (mixed)';
+  return 'what the journal lines recorded (no client_key field)';
+}
+
 export function formatReport(report: Report): string {
   const dealer = report.dealer_conformance ? formatDealerConformance(report.dealer_conformance) : [];
   if (report.checks.length === 0) return ['aap-chaos report: the journal holds no buyer requests; nothing to grade.', ...dealer].join('\n');
@@ -33,7 +40,8 @@ export function formatReport(report: Report): string {
     lines.push(...table(withEvidence.map((c) => [`  ${c.check}`, c.client, evidenceLine(c.evidence)])));
   }
 
+  lines.push('', `Clients keyed by ${describeClientKey(report.client_key)}.`);
   const { pass, fail, not_exercised } = report.summary;
-  lines.push('', `${report.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed, ${not_exercised} not exercised (${plural(report.clients.length, 'client')})`);
+  lines.push(`${report.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed, ${not_exercised} not exercised (${plural(report.clients.length, 'client')})`);
   return [...lines, ...dealer].join('\n');
 }

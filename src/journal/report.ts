@@ -15,9 +15,9 @@ import { resolveThresholds, ThresholdError, type Thresholds } from './thresholds
 export type { CheckName, Verdict } from './checks/index.js';
 
 export interface ReportOptions {
-  /** The dealer's envelope profile; `version` is only graded under 2.0. */
+  /** Overrides the profile each journal line records; `version` is only graded under 2.0. */
   profile?: Profile;
-  /** The extension URI the dealer requires; when absent, any AAP extension URI satisfies `activation`. */
+  /** Overrides the URI each -32008 named (and the one each line records as in force) for `activation`. */
   extensionUri?: string;
   thresholds?: Partial<Thresholds>;
 }
@@ -34,6 +34,11 @@ export interface CheckResult {
 
 export interface Report {
   generated_at: string;
+  /**
+   * What the clients are keyed by, as the journal lines record it: `ip`, `header:NAME` (values
+   * hashed), `mixed` when lines disagree, or `unknown` for lines that do not say.
+   */
+  client_key: string;
   clients: string[];
   /** One result per client and check, clients in sorted order, checks in their fixed order. */
   checks: CheckResult[];
@@ -48,10 +53,12 @@ export interface Report {
 function requestsByClient(entries: readonly JournalEntry[]): Map<string, JournalEntry[]> {
   const byClient = new Map<string, JournalEntry[]>();
   for (const entry of entries) {
+    // Agent-card fetches and other non-JSON-RPC traffic are not buyer requests to grade, and a
+    // client that sent nothing else (a card fetch without the client-key header) is no client.
+    if (entry.method === undefined) continue;
     let list = byClient.get(entry.client);
     if (list === undefined) byClient.set(entry.client, (list = []));
-    // Agent-card fetches and other non-JSON-RPC traffic are not buyer requests to grade.
-    if (entry.method !== undefined) list.push(entry);
+    list.push(entry);
   }
   for (const list of byClient.values()) list.sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return byClient;
@@ -69,7 +76,22 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
   const count = (verdict: Verdict): number => checks.filter((c) => c.verdict === verdict).length;
   const summary = { pass: count('PASS'), fail: count('FAIL'), not_exercised: count('NOT EXERCISED') };
   const dealer = dealerConformanceSection(entries);
-  return { generated_at: new Date().toISOString(), clients, checks, summary, ok: summary.fail === 0, ...(dealer ? { dealer_conformance: dealer } : {}) };
+  return {
+    generated_at: new Date().toISOString(),
+    client_key: clientKeyOf([...byClient.values()].flat()),
+    clients,
+    checks,
+    summary,
+    ok: summary.fail === 0,
+    ...(dealer ? { dealer_conformance: dealer } : {}),
+  };
+}
+
+/** The one client key the graded lines were keyed by. */
+function clientKeyOf(requests: readonly JournalEntry[]): string {
+  const keys = new Set(requests.map((e) => e.client_key ?? 'unknown'));
+  if (keys.size === 0) return 'unknown';
+  return keys.size === 1 ? [...keys][0] : 'mixed';
 }
 
 export interface ReportCommandOptions extends ReportOptions {

@@ -11,7 +11,7 @@ export interface Thresholds {
    * and whether backoff gaps grow (`backoff`).
    */
   retry_after_tolerance_ms: number;
-  /** Retries of one request after a retryable INTERNAL_ERROR before `backoff` fails. */
+  /** Retries of one request after a retryable INTERNAL_ERROR or an unknown outcome before `backoff` fails. */
   backoff_max_retries: number;
   /** Requests for a vehicle after VEHICLE_UNAVAILABLE / VEHICLE_NOT_FOUND before `sold-vehicle` fails. */
   same_vehicle_max_repeats: number;

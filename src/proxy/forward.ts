@@ -68,6 +68,36 @@ export interface DealerTls {
 /** TLS verification failures a user fixes with --ca or --insecure. */
 const CERT_ERRORS = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID']);
 
+/** An upstream timeout, shaped like undici's so describeUpstreamError names it the same way. */
+function upstreamTimeout(code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT', ms: number): Error {
+  return Object.assign(new Error(`no ${code === 'UND_ERR_HEADERS_TIMEOUT' ? 'reply headers' : 'body data'} from the dealer within ${ms} ms`), { code });
+}
+
+/**
+ * The upstream timeout, kept by a plain timer: undici checks its own timeouts on a coarse clock
+ * (a 100 ms timeout fired after about a second), so its timeouts are off and this one is exact.
+ * `0` disables it.
+ */
+class UpstreamTimer {
+  private timer: NodeJS.Timeout | undefined;
+  constructor(
+    private readonly ms: number,
+    private readonly onTimeout: (err: Error) => void,
+  ) {}
+
+  /** (Re)starts the wait for headers or for the next body chunk. */
+  arm(code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT'): void {
+    if (this.ms <= 0) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.onTimeout(upstreamTimeout(code, this.ms)), this.ms);
+    this.timer.unref();
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
 export class Forwarder {
   readonly origin: string;
   /** The target's base path without a trailing slash ('' for none). */
@@ -83,9 +113,10 @@ export class Forwarder {
     this.pool = new Pool(this.origin, {
       connections: opts.connections ?? 256,
       keepAliveTimeout: 30_000,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      connectTimeout: Math.min(opts.timeoutMs, 10_000),
+      // Kept by UpstreamTimer instead (exact); a connect attempt is still bounded when there is none.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connectTimeout: opts.timeoutMs > 0 ? Math.min(opts.timeoutMs, 10_000) : 10_000,
       ...(opts.tls && (opts.tls.ca || opts.tls.insecure) ? { connect: { ...(opts.tls.ca ? { ca: opts.tls.ca } : {}), rejectUnauthorized: !opts.tls.insecure } } : {}),
     });
   }
@@ -96,15 +127,25 @@ export class Forwarder {
 
   /** Sends a request and returns the dealer's head and body as a stream (for replies that effects rewrite). */
   async request(r: UpstreamRequest & { signal: AbortSignal }): Promise<UpstreamResponse> {
-    const res = await this.pool.request({
-      path: r.path,
-      method: r.method as 'GET',
-      headers: r.headers,
-      body: r.body ?? null,
-      signal: r.signal,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-    });
+    const timedOut = new AbortController();
+    const timer = new UpstreamTimer(this.timeoutMs, (err) => timedOut.abort(err));
+    timer.arm('UND_ERR_HEADERS_TIMEOUT');
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.pool.request({
+        path: r.path,
+        method: r.method as 'GET',
+        headers: r.headers,
+        body: r.body ?? null,
+        signal: AbortSignal.any([r.signal, timedOut.signal]),
+        // The body is read later by whoever rewrites it; watching it here would start it flowing.
+        bodyTimeout: this.timeoutMs,
+      });
+    } catch (err) {
+      throw timedOut.signal.aborted ? timedOut.signal.reason : err;
+    } finally {
+      timer.clear();
+    }
     return { statusCode: res.statusCode, headers: res.headers as Record<string, string | string[]>, body: res.body };
   }
 
@@ -115,38 +156,49 @@ export class Forwarder {
    */
   dispatch(r: UpstreamRequest, onCancel: (abort: () => void) => void, sink: UpstreamSink): void {
     let controller: { abort(reason: Error): void } | undefined;
-    let cancelled = false;
-    onCancel(() => {
-      cancelled = true;
-      controller?.abort(new Error('buyer disconnected'));
-    });
+    let cancelled: Error | undefined;
+    const cancel = (reason: Error) => {
+      cancelled = reason;
+      controller?.abort(reason);
+    };
+    onCancel(() => cancel(new Error('buyer disconnected')));
+    const timer = new UpstreamTimer(this.timeoutMs, cancel);
+    timer.arm('UND_ERR_HEADERS_TIMEOUT');
     this.pool.dispatch(
       {
         path: r.path,
         method: r.method,
         headers: r.headers,
         body: r.body ?? null,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
       },
       {
         onRequestStart(c) {
           controller = c;
-          if (cancelled) c.abort(new Error('buyer disconnected'));
+          if (cancelled) c.abort(cancelled);
         },
         onResponseStart(_c, statusCode, headers) {
-          if (statusCode >= 200) sink.onHead({ statusCode, headers: headers as Record<string, string | string[]> });
+          if (statusCode < 200) return;
+          timer.arm('UND_ERR_BODY_TIMEOUT');
+          sink.onHead({ statusCode, headers: headers as Record<string, string | string[]> });
         },
         onResponseData(c, chunk) {
+          timer.arm('UND_ERR_BODY_TIMEOUT');
           if (!sink.onData(chunk)) {
+            // A slow buyer is not a slow dealer: no timeout while the dealer is paused for it.
+            timer.clear();
             c.pause();
-            sink.onDrain(() => c.resume());
+            sink.onDrain(() => {
+              timer.arm('UND_ERR_BODY_TIMEOUT');
+              c.resume();
+            });
           }
         },
         onResponseEnd() {
+          timer.clear();
           sink.onEnd();
         },
         onResponseError(_c, err) {
+          timer.clear();
           sink.onError(err);
         },
       },

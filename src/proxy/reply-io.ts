@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { JsonRpcError } from '../protocol/envelopes.js';
+import { readRpcReplyBytes, SseErrorScanner } from '../protocol/reply-kind.js';
 import type { ReplyFacts } from '../journal/facts.js';
 import type { DealerReplyCopy } from './dealer-check.js';
 
@@ -60,6 +61,69 @@ export function looksLikeRpcError(firstChunk: Buffer): boolean {
   return result === -1 || error < result;
 }
 
+/** Largest dealer JSON body kept to read its error; larger bodies are not parsed. */
+const MAX_SNIFFED_JSON = 65_536;
+
+/**
+ * Reads just enough of a dealer reply to a JSON-RPC request, while it streams to the buyer, for
+ * the journal's outcome: a JSON body that may be an error (one that names "error" first, or any
+ * non-2xx one), error events in an SSE stream, and whether the reply is JSON-RPC at all.
+ * A 2xx JSON success is never copied or parsed.
+ */
+export class DealerReplyWatch {
+  private json: Buffer[] | undefined;
+  private jsonSize = 0;
+  private readonly keepAll: boolean;
+  private sse: SseErrorScanner | undefined;
+  private notRpc = false;
+  private bytes = 0;
+
+  /** `rpc`: the request was JSON-RPC, so a reply that is not JSON-RPC leaves the buyer not knowing. */
+  constructor(
+    status: number,
+    contentType: string,
+    private readonly rpc: boolean,
+  ) {
+    this.keepAll = rpc && (status < 200 || status >= 300);
+    if (contentType.includes('json')) this.json = [];
+    else if (contentType.startsWith('text/event-stream')) this.sse = new SseErrorScanner();
+    else this.notRpc = true;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.json) {
+      // Decided on the first chunk: a JSON-RPC reply names "error" before "result" only when it is an error.
+      if (this.bytes === 0 && !this.keepAll && !looksLikeRpcError(chunk)) this.json = undefined;
+      else if ((this.jsonSize += chunk.length) <= MAX_SNIFFED_JSON) this.json.push(chunk);
+    } else this.sse?.push(chunk);
+    this.bytes += chunk.length;
+  }
+
+  /** Writes what was seen into the outcome once the reply has ended. */
+  finish(outcome: Outcome): void {
+    if (this.notRpc || this.bytes === 0) {
+      if (this.rpc) outcome.body = 'not_jsonrpc';
+    } else if (this.json) {
+      if (this.jsonSize <= MAX_SNIFFED_JSON) outcome.dealerJson = this.json;
+      else if (this.rpc) outcome.body = 'not_jsonrpc';
+    } else if (this.sse?.lastError) {
+      outcome.error = this.sse.lastError;
+      outcome.errorInStream = true;
+    }
+  }
+}
+
+/**
+ * Reads the dealer JSON kept by a DealerReplyWatch: its error, and for a JSON-RPC request what
+ * kind of body it was.
+ */
+export function readDealerJson(outcome: Outcome, rpc: boolean): void {
+  if (!outcome.dealerJson) return;
+  const read = readRpcReplyBytes(Buffer.concat(outcome.dealerJson));
+  if (read.error) outcome.error = read.error;
+  else if (rpc) outcome.body = read.kind;
+}
+
 export function noteError(outcome: Outcome, json: unknown): void {
   const error = (json as { error?: unknown } | null)?.error;
   if (error && typeof error === 'object' && typeof (error as JsonRpcError).code === 'number') outcome.error = error as JsonRpcError;
@@ -71,8 +135,11 @@ export async function collect(body: AsyncIterable<Buffer>): Promise<Buffer[]> {
   return chunks;
 }
 
-/** Pipes a reply body to the buyer; a source that fails mid-way breaks the buyer's response. */
-export function pipeToBuyer(stream: Readable, res: ServerResponse, signal: AbortSignal): Promise<void> {
+/**
+ * Pipes a reply body to the buyer; a source that fails mid-way breaks the buyer's response and
+ * calls `onBroken` (the journal calls that reply truncated).
+ */
+export function pipeToBuyer(stream: Readable, res: ServerResponse, signal: AbortSignal, onBroken?: () => void): Promise<void> {
   return new Promise<void>((resolve) => {
     const onAbort = () => {
       stream.destroy();
@@ -80,12 +147,16 @@ export function pipeToBuyer(stream: Readable, res: ServerResponse, signal: Abort
     };
     signal.addEventListener('abort', onAbort, { once: true });
     stream.once('error', () => {
+      if (!signal.aborted) onBroken?.();
       res.destroy();
       resolve();
     });
     stream.once('close', () => {
       signal.removeEventListener('abort', onAbort);
-      if (!stream.readableEnded) res.destroy();
+      if (!stream.readableEnded) {
+        if (!signal.aborted) onBroken?.();
+        res.destroy();
+      }
     });
     res.once('finish', resolve);
     res.once('close', resolve);

@@ -13,6 +13,7 @@ import { CONDITIONAL_REQUEST_HEADERS, isAgentCardPath, rewriteAgentCard, servedC
 import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
 import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
+import type { Profile } from '../protocol/codes.js';
 import { describeUpstreamError, endToEndHeaders, Forwarder, type DealerTls, type UpstreamHead } from './forward.js';
 import { ID_SCAN_BYTES, readPrefix, readRequestBody } from './body.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from './listener-limits.js';
@@ -24,10 +25,13 @@ import { buildJournalEntry } from '../journal/facts.js';
 import { sessionOf } from './session-header.js';
 import { DEFAULT_SESSION_HEADER } from '../engine/sessions.js';
 import { boundJournalEntry } from '../journal/bounds.js';
-import { redacted, secretHeaderNames } from '../journal/redact.js';
-import { BuyerWatch, collect, looksLikeRpcError, noteError, pipeToBuyer, type Outcome } from './reply-io.js';
+import { BuyerWatch, collect, DealerReplyWatch, noteError, pipeToBuyer, readDealerJson, type Outcome } from './reply-io.js';
+import { readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
+import { ClientKeyHasher, clientKeySource, scenarioHeaderKey, type ClientKeySource } from '../journal/client-key.js';
 import { dealerViolations, DealerReplyCopy, isCheckedRequest } from './dealer-check.js';
 import { CardHistory, cardReplacement, faultCard } from '../effects/card.js';
+
+const IP_SOURCE: ClientKeySource = clientKeySource(undefined);
 
 /** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
 export const SOURCE_HEADER = 'x-aap-chaos-source';
@@ -49,7 +53,10 @@ export interface ProxyOptions {
   profileOrigin?: 'flag' | 'scenario';
   /** Overrides the AAP extension URI named by -32008. */
   extensionUri?: string;
-  /** Who a journal line is attributed to: `ip` (default) or `header:NAME`. */
+  /**
+   * Who a journal line is attributed to: `ip` or `header:NAME`. When not given, the header every
+   * rule of the scenario keys on, else the address.
+   */
   clientKey?: string;
   /** Decide and journal, but change nothing. */
   dryRun?: boolean;
@@ -82,10 +89,11 @@ export class ChaosProxy {
   readonly cardHistory = new CardHistory();
   dryRun: boolean;
   private readonly opts: Required<Pick<ProxyOptions, 'maxInspectBytes' | 'rewriteCard'>> & ProxyOptions;
-  private readonly clientKeyHeader: string | undefined;
   private readonly sessionHeader: string;
-  /** The client key header carries a secret: the journal keeps a hash of it. */
-  private readonly clientKeyIsSecret: boolean;
+  /** The client key the options fixed; undefined lets the scenario's rules decide. */
+  private readonly fixedClientKey: ClientKeySource | undefined;
+  private readonly clientKeys = new ClientKeyHasher();
+  private readonly scenarioClientKeys = new WeakMap<Decider, ClientKeySource>();
   private readonly sockets = new Set<import('node:net').Socket>();
   private closing = false;
 
@@ -96,8 +104,7 @@ export class ChaosProxy {
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
     this.sessionHeader = (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase();
-    this.clientKeyHeader = opts.clientKey?.startsWith('header:') ? opts.clientKey.slice('header:'.length).toLowerCase() : undefined;
-    this.clientKeyIsSecret = this.clientKeyHeader !== undefined && secretHeaderNames(opts.redactHeaders).has(this.clientKeyHeader);
+    this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;
     this.server = http.createServer({ keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
       this.handle(req, res).catch((err) => this.failSafe(res, err));
     });
@@ -156,6 +163,7 @@ export class ChaosProxy {
       oversized: body.oversized,
     });
     const { profile, extensionUri } = this.profile;
+    const inForce = { profile, extensionUri };
     const decider = this.decider;
     const notes: string[] = [];
     const session = sessionOf(request.headers, this.sessionHeader, notes);
@@ -192,7 +200,7 @@ export class ChaosProxy {
       // instead of holding close() open until the drain timeout.
       if (this.closing) setImmediate(() => this.server.closeIdleConnections());
     }
-    this.record(request, decision, outcome, res, startedAt, performance.now() - t0, !res.writableFinished, session);
+    this.record(request, decider, decision, outcome, res, startedAt, performance.now() - t0, !res.writableFinished, inForce, session);
   }
 
   /** A terminal effect answers instead of the dealer. */
@@ -211,6 +219,12 @@ export class ChaosProxy {
     switch (action.type) {
       case 'reply': {
         let bodyBytes = action.body;
+        if (!action.envelope && request.kind === 'jsonrpc') {
+          // An `http:` reply: what the buyer can make of its body (an HTML 502 is no answer at all).
+          const read = String(action.headers?.['content-type'] ?? '').includes('json') ? readRpcReplyBytes(action.body) : { kind: 'not_jsonrpc' as const, error: undefined };
+          if (read.error) outcome.error = read.error;
+          else outcome.body = read.kind;
+        }
         if (action.envelope) {
           outcome.error = action.envelope.error;
           let envelope: unknown = action.envelope;
@@ -229,10 +243,12 @@ export class ChaosProxy {
       }
       case 'reset':
         outcome.status = 0;
+        outcome.lost = 'reset';
         await resetConnection(res);
         return;
       case 'hang':
         outcome.status = 0;
+        outcome.lost = 'hang';
         try {
           await sleep(action.maxMs, undefined, { signal: buyer.signal });
         } catch {
@@ -243,6 +259,7 @@ export class ChaosProxy {
       case 'malformed_json': {
         const bytes = malformedJsonBody(request.id);
         outcome.status = 200;
+        outcome.body = 'malformed_json';
         await this.sendBytes(res, 200, { 'content-type': 'application/json', 'content-length': bytes.length, [RULE_HEADER]: ruleId }, bytes, plan, buyer);
         return;
       }
@@ -257,6 +274,7 @@ export class ChaosProxy {
           if (chunk.length >= room) {
             if (room > 0) res.write(chunk.subarray(0, room));
             up.body.destroy();
+            outcome.lost = 'truncated';
             // The bytes written so far still go out; then the connection closes mid-body.
             await endConnection(res);
             return;
@@ -312,9 +330,11 @@ export class ChaosProxy {
         }
         json = withExactId(applyJsonPlan(json, plan, this.profile.profile, outcome.notes), raw);
         noteError(outcome, json);
+        if (!isCard && request.kind === 'jsonrpc' && !outcome.error) outcome.body = readRpcReply(json).kind;
         bytes = Buffer.from(stringifyJsonRpc(json));
       } catch {
         outcome.notes.push('reply not changed: the dealer response is not valid JSON');
+        if (request.kind === 'jsonrpc') outcome.body = 'malformed_json';
       }
       delete headers['content-length'];
       delete headers['content-encoding'];
@@ -337,15 +357,19 @@ export class ChaosProxy {
     if (plan.sse) delete headers['content-length']; // events may be cut or replaced
     res.writeHead(up.statusCode, headers);
     res.flushHeaders();
-    await pipeToBuyer(stream, res, buyer.signal);
+    const watch = isCard ? undefined : new DealerReplyWatch(up.statusCode, contentType, request.kind === 'jsonrpc');
+    const piped = pipeToBuyer(stream, res, buyer.signal, () => (outcome.lost = 'truncated'));
+    // Attached after the pipe, so both see every chunk (what the buyer got, faults included).
+    if (watch) stream.on('data', (chunk: Buffer) => watch.push(chunk));
+    await piped;
+    watch?.finish(outcome);
   }
 
   /** The hot path: no effect touches this reply, so its bytes go straight through. */
   private passThrough(res: ServerResponse, request: ClassifiedRequest, forwardBody: Buffer | Readable | null, buyer: BuyerWatch, outcome: Outcome): Promise<void> {
     const upstreamStart = performance.now();
     return new Promise<void>((resolve) => {
-      let jsonChunks: Buffer[] | undefined;
-      let jsonSize = 0;
+      let watch: DealerReplyWatch | undefined;
       this.forwarder.dispatch(
         { path: this.forwarder.upstreamPath(request.url), method: request.httpMethod, headers: this.upstreamHeaders(request), body: forwardBody },
         (abort) => buyer.onGone(abort),
@@ -357,29 +381,27 @@ export class ChaosProxy {
             const headers = endToEndHeaders(head.headers);
             const ct = headers['content-type'];
             // A JSON reply may be the dealer's own error, which the journal names.
-            if (typeof ct === 'string' && ct.includes('json')) jsonChunks = [];
+            watch = new DealerReplyWatch(head.statusCode, typeof ct === 'string' ? ct : '', request.kind === 'jsonrpc');
             res.writeHead(head.statusCode, headers);
             if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
           },
           onData: (chunk) => {
             outcome.dealerCopy?.push(chunk);
-            if (jsonChunks) {
-              // Decided on the first chunk: a JSON-RPC reply names "error" before "result" only when
-              // it is an error, so successes are never copied or parsed.
-              if (jsonSize === 0 && !looksLikeRpcError(chunk)) jsonChunks = undefined;
-              else if ((jsonSize += chunk.length) <= 65_536) jsonChunks.push(chunk);
-            }
+            watch?.push(chunk);
             return res.write(chunk);
           },
           onDrain: (resume) => res.once('drain', resume),
           onEnd: () => {
             res.end();
-            if (jsonChunks && jsonSize <= 65_536) outcome.dealerJson = jsonChunks;
+            watch?.finish(outcome);
             resolve();
           },
           onError: (err) => {
-            if (res.headersSent) res.destroy(err); // the dealer died mid-reply: the buyer sees a broken response
-            else if (!buyer.gone) this.answerUnreachable(res, request, err, outcome);
+            if (res.headersSent) {
+              // The dealer died mid-reply: the buyer sees a broken response.
+              if (!buyer.gone) outcome.lost = 'truncated';
+              res.destroy(err);
+            } else if (!buyer.gone) this.answerUnreachable(res, request, err, outcome);
             resolve();
           },
         },
@@ -440,6 +462,7 @@ export class ChaosProxy {
     outcome.error = envelope.error;
     outcome.notes.push(cause);
     if (res.headersSent) {
+      outcome.lost = 'truncated';
       res.destroy();
       return;
     }
@@ -459,22 +482,30 @@ export class ChaosProxy {
     await pipeToBuyer(Readable.from([bytes]).pipe(throttle(plan.bytesPerSecond)), res, buyer.signal);
   }
 
-  private record(request: ClassifiedRequest, decision: Decision, outcome: Outcome, res: ServerResponse, startedAt: number, durationMs: number, aborted: boolean, session: string | undefined): void {
+  private record(
+    request: ClassifiedRequest,
+    decider: Decider | undefined,
+    decision: Decision,
+    outcome: Outcome,
+    res: ServerResponse,
+    startedAt: number,
+    durationMs: number,
+    aborted: boolean,
+    inForce: { profile: Profile; extensionUri: string },
+    session: string | undefined,
+  ): void {
     if (this.observers.length === 0) return;
-    if (outcome.dealerJson) {
-      try {
-        noteError(outcome, JSON.parse(Buffer.concat(outcome.dealerJson).toString('utf8')));
-      } catch {
-        /* not JSON after all: nothing to note */
-      }
-    }
+    readDealerJson(outcome, request.kind === 'jsonrpc');
+    const source = this.clientKeySourceFor(decider);
     const entry = boundJournalEntry(buildJournalEntry(request, decision, outcome, {
       startedAt,
       durationMs,
-      client: this.clientKeyOf(request),
+      client: this.clientKeys.clientOf(source, request.headers, request.clientIp),
+      clientKey: source.name,
       status: aborted ? 0 : (outcome.status ?? res.statusCode),
       aborted,
       dryRun: this.dryRun,
+      ...inForce,
       session,
     }));
     // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.
@@ -482,14 +513,16 @@ export class ChaosProxy {
     for (const o of this.observers) o.onRequestDone(entry);
   }
 
-  private clientKeyOf(request: ClassifiedRequest): string {
-    if (this.clientKeyHeader) {
-      const v = request.headers[this.clientKeyHeader];
-      const value = Array.isArray(v) ? v[0] : v;
-      if (value === undefined) return `${this.clientKeyHeader}:(none)`;
-      return this.clientKeyIsSecret ? redacted(value) : value;
+  /** The option's client key, else the one header the scenario's rules all key on, else the address. */
+  private clientKeySourceFor(decider: Decider | undefined): ClientKeySource {
+    if (this.fixedClientKey) return this.fixedClientKey;
+    if (decider === undefined) return IP_SOURCE;
+    let source = this.scenarioClientKeys.get(decider);
+    if (source === undefined) {
+      source = clientKeySource(scenarioHeaderKey((decider as { definition?: unknown }).definition));
+      this.scenarioClientKeys.set(decider, source);
     }
-    return request.clientIp;
+    return source;
   }
 
   /** Last line of defence: a bug in the request path answers -32603 without a stack trace. */

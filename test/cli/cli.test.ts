@@ -160,7 +160,9 @@ t.test('flags reach the running proxy: header faults, client key, journal file, 
   t.equal(await r.exited, 0);
   t.match(r.out(), /retry-after/, '--report prints the report on exit');
   const lines = (await import('node:fs')).readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  t.ok(lines.some((l) => l.client === 'alice' && l.error_code === 'RATE_LIMITED'), '--client-key and --journal');
+  // The header value is a keyed hash in the journal, never the value itself.
+  t.ok(lines.some((l) => /^key:[0-9a-f]{12}$/.test(l.client) && l.client_key === 'header:x-buyer' && l.error_code === 'RATE_LIMITED'), '--client-key and --journal');
+  t.notOk(lines.some((l) => l.client === 'alice'), 'the raw header value never appears');
 });
 
 t.test('--dry-run journals what would have happened and changes nothing', async (t) => {

@@ -62,9 +62,21 @@ t.test('ctl use with a bad file prints every problem and exits 1', async (t) => 
   const file = await tempFile(t, 'bad.yaml', 'rules:\n  - id: a\n    error: NOPE\n');
   const { code, lines } = await ctl(rt, ['use', file]);
   t.equal(code, 1);
-  t.match(lines[0], /^error: PUT \/scenario answered 422: scenario rejected/);
-  t.match(lines[1], /^ {2}scenario text:3:\d+ +\/rules\/0\/error/);
+  t.equal(lines[0], `error: ${file}: scenario rejected (1 problem); the running scenario is kept`);
+  t.ok(lines[1]!.startsWith(`  ${file}:3:`), `names the file and line: ${lines[1]}`);
+  t.match(lines[1], /\/rules\/0\/error/);
+  t.notMatch(lines.join('\n'), /scenario text/);
   t.equal(rt.engine?.name, 'control-test', 'the old scenario is kept');
+});
+
+t.test('ctl events says when the proxy went away and exits non-zero', async (t) => {
+  const rt = await startTestRuntime(t);
+  const running = ctl(rt, ['events']);
+  while (rt.hub.clientCount === 0) await new Promise((r) => setTimeout(r, 5));
+  await rt.close();
+  const { code, text } = await running;
+  t.equal(code, 1);
+  t.match(text, /error: the proxy went away \(it is shutting down\)/);
 });
 
 t.test('ctl use with a missing file says so without calling the API', async (t) => {

@@ -27,7 +27,7 @@ t.test('sending the next request without the header fails', async (t) => {
   const result = grade(j.entries, 'activation');
   t.equal(result.verdict, 'FAIL');
   t.same(result.evidence, [refused, unchanged]);
-  t.match(result.explanation, /1 request after -32008 without the AAP extension URI in A2A-Extensions/);
+  t.match(result.explanation, /1 request after -32008 without an AAP extension URI in A2A-Extensions/);
 });
 
 t.test('when told the required URI, another AAP URI does not count', async (t) => {

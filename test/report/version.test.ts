@@ -19,7 +19,7 @@ t.test('under 2.0, a missing, empty or other version fails', async (t) => {
   const result = grade(j.entries, 'version', { profile: '2.0' });
   t.equal(result.verdict, 'FAIL');
   t.same(result.evidence, [missing, empty, old]);
-  t.match(result.explanation, /3 of 4 requests lacked A2A-Version: 1\.0 \(the first had no header\)/);
+  t.match(result.explanation, /3 of 4 requests under profile 2.0 lacked A2A-Version: 1\.0 \(the first had no header\)/);
 });
 
 t.test('not exercised under 1.3 or when the profile is unknown', async (t) => {

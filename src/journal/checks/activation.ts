@@ -1,7 +1,9 @@
 /**
  * activation: after -32008 (EXTENSION_SUPPORT_REQUIRED) the buyer's next request names the
- * required extension in A2A-Extensions, or the buyer stops. The required URI is the one the
- * report was told; when it was not told, any AAP extension URI counts.
+ * required extension in A2A-Extensions, or the buyer stops. The required URI is, in this order:
+ * the one the report was told (`--extension-uri`), the one the -32008 named (`required_extension`),
+ * the one in force on that line (`extension_uri`). Only a journal that has none of them (written
+ * by hand, or by an older version) lets any AAP extension URI count.
  */
 import { EXTENSIONS_HEADER, isAapExtensionUri } from '../../protocol/codes.js';
 import type { JournalEntry } from '../entry.js';
@@ -16,21 +18,25 @@ function isExtensionRequired(entry: JournalEntry): boolean {
 
 export const activationCheck: Check = {
   name: 'activation',
-  rule: 'After -32008, the next request carries the required extension URI in A2A-Extensions, or the client stops.',
+  rule: 'After -32008, the next request carries the exact extension URI the error named in A2A-Extensions, or the client stops.',
   grade({ requests, extensionUri }) {
-    const activates = (e: JournalEntry): boolean =>
-      (e.extensions ?? []).some((uri) => (extensionUri === undefined ? isAapExtensionUri(uri) : uri === extensionUri));
-    const wanted = extensionUri ?? 'the AAP extension URI';
     const handled: string[] = [];
     const ignored: string[] = [];
+    let wanted: string | undefined;
     let refusals = 0;
     for (const [index, refusal] of requests.entries()) {
       if (!isExtensionRequired(refusal)) continue;
       refusals++;
+      const required = extensionUri ?? refusal.required_extension ?? refusal.extension_uri;
+      const activates = (e: JournalEntry): boolean =>
+        (e.extensions ?? []).some((uri) => (required === undefined ? isAapExtensionUri(uri) : uri === required));
       const next = nextRequest(requests, index, () => true);
       if (next === undefined) handled.push(refusal.id); // stopping is an acceptable answer
       else if (activates(next)) handled.push(refusal.id, next.id);
-      else ignored.push(refusal.id, next.id);
+      else {
+        ignored.push(refusal.id, next.id);
+        wanted ??= required;
+      }
     }
 
     if (refusals === 0) return notExercised('no -32008 (extension required) reply reached this client');
@@ -39,8 +45,8 @@ export const activationCheck: Check = {
     }
     return fail(
       ignored,
-      `sent ${plural(ignored.length / 2, 'request')} after -32008 without ${wanted} in ${EXTENSIONS_HEADER}; ` +
-        `add the URI the error names to the ${EXTENSIONS_HEADER} header of every request`,
+      `sent ${plural(ignored.length / 2, 'request')} after -32008 without ${wanted ?? 'an AAP extension URI'} in ${EXTENSIONS_HEADER}; ` +
+        `add the exact URI the error names to the ${EXTENSIONS_HEADER} header of every request`,
     );
   },
 };

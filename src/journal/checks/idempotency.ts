@@ -1,6 +1,7 @@
 /**
  * idempotency: a lead.submit whose outcome the buyer does not know — it got a retryable error,
- * or it never got the answer (reset, hang, buyer gave up) — may already have created a lead.
+ * or no usable answer (reset, hang, its own timeout, a truncated body, bytes that are not JSON,
+ * a non-JSON-RPC reply such as a gateway's HTML 502) — may already have created a lead.
  * Its retry must reuse the same `idempotency_key` with the same payload so the dealer can
  * return the original lead instead of a duplicate.
  *
@@ -10,12 +11,16 @@
  */
 import type { JournalEntry } from '../entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { nextRequest, replyWasLost, sawError } from './journal-facts.js';
+import { describeUnknown, nextRequest, outcomeUnknown, sawError } from './journal-facts.js';
 
 const LEAD_SKILL = 'lead.submit';
 
-function outcomeUnknown(lead: JournalEntry): boolean {
-  return replyWasLost(lead) || (sawError(lead) && lead.retryable === true);
+function buyerCannotKnow(lead: JournalEntry): boolean {
+  return outcomeUnknown(lead) || (sawError(lead) && lead.retryable === true);
+}
+
+function describeTrigger(lead: JournalEntry): string {
+  return outcomeUnknown(lead) ? describeUnknown(lead) : `a retryable ${lead.error_code ?? `error ${lead.rpc_code}`}`;
 }
 
 /** Why a retry broke idempotency, or undefined when it reused key and payload. */
@@ -30,13 +35,13 @@ function retryProblem(original: JournalEntry, retry: JournalEntry): string | und
 
 export const idempotencyCheck: Check = {
   name: 'idempotency',
-  rule: 'A lead.submit retried after a retryable error or a lost reply reuses its idempotency_key with the same payload.',
+  rule: 'A lead.submit retried after a retryable error or an unknown outcome reuses its idempotency_key with the same payload.',
   grade({ requests }) {
     const good: string[] = [];
     const bad: { ids: string[]; problem: string }[] = [];
     let unknown = 0;
     for (const [index, lead] of requests.entries()) {
-      if (lead.skill !== LEAD_SKILL || !outcomeUnknown(lead)) continue;
+      if (lead.skill !== LEAD_SKILL || !buyerCannotKnow(lead)) continue;
       unknown++;
       const retry = nextRequest(
         requests,
@@ -49,12 +54,12 @@ export const idempotencyCheck: Check = {
       if (retry === undefined) continue;
       const problem = retryProblem(lead, retry);
       if (problem === undefined) good.push(lead.id, retry.id);
-      else bad.push({ ids: [lead.id, retry.id], problem });
+      else bad.push({ ids: [lead.id, retry.id], problem: `${problem} after ${describeTrigger(lead)}` });
     }
 
-    if (unknown === 0) return notExercised('no lead.submit failed retryably or lost its reply for this client');
+    if (unknown === 0) return notExercised('no lead.submit failed retryably or had an unknown outcome for this client');
     if (good.length === 0 && bad.length === 0) {
-      return notExercised(`${plural(unknown, 'lead.submit')} failed retryably or lost the reply, but none was retried`);
+      return notExercised(`${plural(unknown, 'lead.submit')} failed retryably or had an unknown outcome, but none was retried`);
     }
     if (bad.length === 0) return pass(good, `reused idempotency_key and payload on ${plural(good.length / 2, 'lead retry', 'lead retries')}`);
     return fail(

@@ -3,28 +3,72 @@
  * "the same request" mean, and the retry hint. Every check asks these questions the same way.
  */
 import type { JournalEntry } from '../entry.js';
+import type { ReplyOutcome } from '../outcome.js';
 
-/** The buyer never got the answer: the connection was reset, or it left before the reply ended. */
-export function replyWasLost(entry: JournalEntry): boolean {
-  return entry.status === 0 || entry.aborted === true;
-}
-
-function isErrorReply(entry: JournalEntry): boolean {
-  return entry.error_code !== undefined || entry.rpc_code !== undefined;
+/**
+ * What the buyer learned from a line's reply. Lines written before `outcome` existed (or by hand
+ * without it) are read the old way: no status or an abort is unknown, an error code is an error.
+ */
+export function outcomeOf(entry: JournalEntry): ReplyOutcome {
+  if (entry.outcome !== undefined) return entry.outcome;
+  if (entry.status === 0 || entry.aborted === true) return 'unknown';
+  return entry.error_code !== undefined || entry.rpc_code !== undefined ? 'error' : 'result';
 }
 
 /**
- * The buyer received an error reply, with one of `codes` when given (a lost reply teaches the
- * buyer nothing, so it never counts).
+ * The buyer cannot know whether its request took effect: reset, hang, its own timeout, a cut body,
+ * bytes that are not JSON, or a reply that is not JSON-RPC (a gateway's HTML 502).
+ */
+export function outcomeUnknown(entry: JournalEntry): boolean {
+  return outcomeOf(entry) === 'unknown';
+}
+
+/** Why the outcome was unknown, in words for an explanation. */
+export function describeUnknown(entry: JournalEntry): string {
+  switch (entry.unknown_cause) {
+    case 'reset':
+      return 'a connection reset';
+    case 'hang':
+      return 'a reply that never came';
+    case 'timeout':
+      return 'giving up on the reply';
+    case 'truncated':
+      return 'a truncated reply';
+    case 'malformed_json':
+      return 'a reply that is not valid JSON';
+    case 'not_jsonrpc':
+      return `a non-JSON-RPC reply (HTTP ${entry.status})`;
+    default:
+      return 'a lost reply';
+  }
+}
+
+/**
+ * The buyer received a JSON-RPC error (a whole body or an SSE error event), with one of `codes`
+ * when given (a lost reply teaches the buyer nothing, so it never counts).
  */
 export function sawError(entry: JournalEntry, codes?: readonly string[]): boolean {
-  if (replyWasLost(entry) || !isErrorReply(entry)) return false;
+  if (outcomeOf(entry) !== 'error') return false;
   return codes === undefined || (entry.error_code !== undefined && codes.includes(entry.error_code));
 }
 
 /** The buyer received a successful reply. */
 export function sawSuccess(entry: JournalEntry): boolean {
-  return !replyWasLost(entry) && !isErrorReply(entry) && entry.status >= 200 && entry.status < 300;
+  return outcomeOf(entry) === 'result' && entry.status >= 200 && entry.status < 300;
+}
+
+/**
+ * Whether `later` was sent after the reply to `earlier` was complete, so it can be a reaction to
+ * it; requests already in flight when the reply went out are not. The start time is whole
+ * milliseconds and the duration is not, so one millisecond of slack keeps a prompt reaction in.
+ */
+export function sentAfterReply(earlier: JournalEntry, later: JournalEntry): boolean {
+  return later.t >= earlier.t + earlier.duration_ms - 1;
+}
+
+/** Whole milliseconds for an explanation. */
+export function ms(value: number): string {
+  return `${Math.round(value)} ms`;
 }
 
 /** What "the same skill" compares: the AAP skill, or the JSON-RPC method for requests without one. */
@@ -47,13 +91,17 @@ export function retryHintMs(entry: JournalEntry): number | undefined {
   return typeof entry.retry_after_ms === 'number' && entry.retry_after_ms > 0 ? entry.retry_after_ms : undefined;
 }
 
-/** The first request after position `index` that satisfies `test`. */
+/**
+ * The first request after position `index` that satisfies `test` and was sent once the reply at
+ * `index` was complete: the buyer's reaction to that reply.
+ */
 export function nextRequest(
   requests: readonly JournalEntry[],
   index: number,
   test: (entry: JournalEntry) => boolean,
 ): JournalEntry | undefined {
-  for (let i = index + 1; i < requests.length; i++) if (test(requests[i])) return requests[i];
+  const reply = requests[index];
+  for (let i = index + 1; i < requests.length; i++) if (sentAfterReply(reply, requests[i]) && test(requests[i])) return requests[i];
   return undefined;
 }
 

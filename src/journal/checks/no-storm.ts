@@ -7,7 +7,7 @@
  */
 import type { JournalEntry } from '../entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { retryHintMs, skillOf } from './journal-facts.js';
+import { ms, retryHintMs, sentAfterReply, skillOf } from './journal-facts.js';
 
 export const noStormCheck: Check = {
   name: 'no-storm',
@@ -25,7 +25,8 @@ export const noStormCheck: Check = {
       const extras: JournalEntry[] = [];
       // requests are in start order, so the window's requests are the ones right after this one
       for (let i = index + 1; i < requests.length && requests[i].t < windowEnd; i++) {
-        if (skillOf(requests[i]) === skillOf(limited)) extras.push(requests[i]);
+        // Requests already in flight when the reply went out could not have heeded it.
+        if (skillOf(requests[i]) === skillOf(limited) && sentAfterReply(limited, requests[i])) extras.push(requests[i]);
       }
       if (extras.length <= allowedExtras) continue;
       stormIds.push(limited.id, ...extras.map((e) => e.id));
@@ -39,7 +40,7 @@ export const noStormCheck: Check = {
     }
     return fail(
       stormIds,
-      `sent ${plural(worst.extras, 'extra request')} for ${worst.skill} inside one ${worst.hint} ms retry window ` +
+      `sent ${plural(worst.extras, 'extra request')} for ${worst.skill} inside one ${ms(worst.hint)} retry window ` +
         `(allowed ${allowedExtras}); queue requests until the window ends instead of firing them`,
     );
   },

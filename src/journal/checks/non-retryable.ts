@@ -6,7 +6,7 @@
  */
 import type { JournalEntry } from '../entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { requestIdentity, sawError, skillOf } from './journal-facts.js';
+import { requestIdentity, sawError, sentAfterReply, skillOf } from './journal-facts.js';
 
 function unchangedKey(entry: JournalEntry): string | undefined {
   const identity = requestIdentity(entry);
@@ -26,7 +26,9 @@ export const nonRetryableCheck: Check = {
       const key = unchangedKey(entry);
       if (key === undefined) continue;
       const refusal = refusals.get(key);
-      if (refusal !== undefined) resends.push({ refusal, resend: entry });
+      if (refusal !== undefined) {
+        if (sentAfterReply(refusal, entry)) resends.push({ refusal, resend: entry });
+      }
       else if (sawError(entry) && entry.retryable === false) refusals.set(key, entry);
     }
 

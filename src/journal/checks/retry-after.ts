@@ -4,7 +4,7 @@
  * most lenient reading: a buyer that waits the hint after the reply arrives is always on time.
  */
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { gapMs, nextRequest, retryHintMs, skillOf } from './journal-facts.js';
+import { gapMs, ms, nextRequest, retryHintMs, skillOf } from './journal-facts.js';
 
 export const retryAfterCheck: Check = {
   name: 'retry-after',
@@ -30,13 +30,13 @@ export const retryAfterCheck: Check = {
 
     if (hints === 0) return notExercised('no RATE_LIMITED reply with a retry hint reached this client');
     if (early.length === 0) {
-      return pass(onTime, `waited out every retry hint (${plural(hints, 'RATE_LIMITED reply', 'RATE_LIMITED replies')}, tolerance ${tolerance} ms)`);
+      return pass(onTime, `waited out every retry hint (${plural(hints, 'RATE_LIMITED reply', 'RATE_LIMITED replies')}, tolerance ${ms(tolerance)})`);
     }
     const worst = early.reduce((a, b) => (b.hint - b.gap > a.hint - a.gap ? b : a));
     return fail(
       early.flatMap((e) => e.ids),
-      `came back early after ${early.length} of ${plural(hints, 'RATE_LIMITED reply', 'RATE_LIMITED replies')}: ${worst.skill} again after ${worst.gap} ms ` +
-        `against a ${worst.hint} ms hint (tolerance ${tolerance} ms); wait retry_after_ms before resending`,
+      `came back early after ${early.length} of ${plural(hints, 'RATE_LIMITED reply', 'RATE_LIMITED replies')}: ${worst.skill} again after ${ms(worst.gap)} ` +
+        `against a ${ms(worst.hint)} hint (tolerance ${ms(tolerance)}); wait retry_after_ms before resending`,
     );
   },
 };

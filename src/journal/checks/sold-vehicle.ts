@@ -5,7 +5,7 @@
  */
 import type { JournalEntry } from '../entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { sawError, sawSuccess } from './journal-facts.js';
+import { sawError, sawSuccess, sentAfterReply } from './journal-facts.js';
 
 const GONE_CODES = ['VEHICLE_UNAVAILABLE', 'VEHICLE_NOT_FOUND'] as const;
 
@@ -26,6 +26,7 @@ export const soldVehicleCheck: Check = {
       if (entry.vehicle === undefined) continue;
       const gone = watching.get(entry.vehicle);
       if (gone !== undefined) {
+        if (!sentAfterReply(gone.refusal, entry)) continue; // in flight before the refusal arrived
         gone.repeats.push(entry);
         if (sawSuccess(entry)) watching.delete(entry.vehicle);
       } else if (sawError(entry, GONE_CODES)) {

@@ -1,0 +1,177 @@
+/**
+ * The one table of run options: for each, the library name, the flag that sets it and what a
+ * valid value is. The CLI checks its flags here and `startChaos()` / `startRuntime()` check their
+ * options here, so a value is accepted or refused the same way wherever it is given, and the
+ * refusal is one line naming the flag (or option) and the value.
+ */
+
+/** A value that cannot be used; the message names the flag or option and the value. */
+export class OptionError extends Error {
+  override name = 'OptionError';
+}
+
+/** Where a value came from, which decides how the message names it. */
+export type OptionOrigin = 'flag' | 'library';
+
+type Parse = (value: unknown) => unknown;
+
+interface OptionSpec {
+  /** The CLI flag without dashes. */
+  flag: string;
+  /** Turns a given value into the option's value, or throws a problem phrase (see `invalid`). */
+  parse: Parse;
+}
+
+/** Thrown by parsers: what is wrong, without saying where (the caller adds the flag or option). */
+class Invalid {
+  constructor(readonly problem: string) {}
+}
+const invalid = (problem: string): never => {
+  throw new Invalid(problem);
+};
+
+function wholeNumber(min: number, max: number, what: string): Parse {
+  return (value) => {
+    const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) return invalid(`is not ${what}`);
+    return n;
+  };
+}
+
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/;
+
+/** "30s", "500ms", "2m", or a number of milliseconds (a number from the library, a string from the shell). */
+export function parseDurationMs(value: unknown): number {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < 0) return invalid('is not a duration (a number of milliseconds ≥ 0)');
+    return value;
+  }
+  const m = typeof value === 'string' ? DURATION.exec(value.trim()) : null;
+  if (!m) return invalid('is not a duration (use e.g. 30s, 500ms or a number of milliseconds)');
+  const n = Number(m[1]);
+  return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
+}
+
+function text(value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') return invalid('is not a non-empty string');
+  return value;
+}
+
+function httpUrl(value: unknown): string {
+  const s = text(value);
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    return invalid('is not a URL (use e.g. http://127.0.0.1:9000)');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return invalid('is not an http:// or https:// URL');
+  return s;
+}
+
+function absoluteUri(value: unknown): string {
+  const s = text(value);
+  if (!URL.canParse(s)) return invalid('is not an absolute URI');
+  return s;
+}
+
+function oneOf(values: readonly string[]): Parse {
+  return (value) => (typeof value === 'string' && values.includes(value) ? value : invalid(`is not one of ${values.join(', ')}`));
+}
+
+function boolean(value: unknown): boolean {
+  return typeof value === 'boolean' ? value : invalid('is not true or false');
+}
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function headerName(value: unknown): string {
+  return typeof value === 'string' && HEADER_NAME.test(value) ? value : invalid('is not an HTTP header name');
+}
+
+function clientKey(value: unknown): string {
+  if (value === 'ip') return value;
+  if (typeof value === 'string' && value.startsWith('header:') && HEADER_NAME.test(value.slice('header:'.length))) return value;
+  return invalid('is not ip or header:NAME');
+}
+
+const port = wholeNumber(0, 65_535, 'a port number (0-65535; 0 picks a free port)');
+
+export const RUN_OPTIONS = {
+  target: { flag: 'target', parse: httpUrl },
+  port: { flag: 'port', parse: port },
+  host: { flag: 'host', parse: text },
+  adminPort: { flag: 'admin-port', parse: port },
+  adminHost: { flag: 'admin-host', parse: text },
+  adminToken: { flag: 'admin-token', parse: text },
+  seed: { flag: 'seed', parse: wholeNumber(0, 4_294_967_295, 'a whole number from 0 to 4294967295') },
+  profile: { flag: 'profile', parse: oneOf(['auto', '1.3', '2.0']) },
+  extensionUri: { flag: 'extension-uri', parse: absoluteUri },
+  upstreamTimeoutMs: { flag: 'upstream-timeout', parse: parseDurationMs },
+  maxInspectBytes: { flag: 'max-inspect-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
+  rewriteCard: { flag: 'rewrite-card', parse: boolean },
+  dryRun: { flag: 'dry-run', parse: boolean },
+  allowHeaderFaults: { flag: 'allow-header-faults', parse: boolean },
+  journalFile: { flag: 'journal', parse: text },
+  journalRing: { flag: 'journal-ring', parse: wholeNumber(1, 100_000_000, 'a whole number ≥ 1') },
+  drainTimeoutMs: { flag: 'drain-timeout', parse: parseDurationMs },
+  clientKey: { flag: 'client-key', parse: clientKey },
+  sessionHeader: { flag: 'session-header', parse: headerName },
+  headerTimeoutMs: { flag: 'header-timeout', parse: parseDurationMs },
+  bodyTimeoutMs: { flag: 'body-timeout', parse: parseDurationMs },
+  maxBodyBytes: { flag: 'max-body', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1') },
+  eventsBufferBytes: { flag: 'events-buffer-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
+} satisfies Record<string, OptionSpec>;
+
+/** Limits on scenario files, shared by every command that loads one. */
+export const SCENARIO_LIMIT_OPTIONS = {
+  maxBytes: { flag: 'max-scenario-bytes', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1') },
+  maxRules: { flag: 'max-scenario-rules', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number ≥ 1') },
+} satisfies Record<string, OptionSpec>;
+
+/** Options of the embedded mock dealer, nested under `mock` in the library and prefixed on the CLI. */
+export const MOCK_OPTIONS = {
+  profile: { flag: 'mock-profile', parse: oneOf(['1.3', '2.0']) },
+  streaming: { flag: 'mock-streaming', parse: boolean },
+  inventoryFile: { flag: 'inventory', parse: text },
+  extensionUri: { flag: 'mock-extension-uri', parse: absoluteUri },
+} satisfies Record<string, OptionSpec>;
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+function label(spec: OptionSpec, name: string, origin: OptionOrigin): string {
+  return origin === 'flag' ? `--${spec.flag}` : `option ${name} (flag --${spec.flag})`;
+}
+
+/** Checks one value; `undefined` means "not given" and is kept. */
+export function checkOption(spec: OptionSpec, name: string, value: unknown, origin: OptionOrigin): unknown {
+  if (value === undefined) return undefined;
+  try {
+    return spec.parse(value);
+  } catch (e) {
+    if (e instanceof Invalid) throw new OptionError(`${label(spec, name, origin)}: ${describeValue(value)} ${e.problem}`);
+    throw e;
+  }
+}
+
+/**
+ * Checks every known option of `given` (others are left to the caller) and returns a copy with
+ * the parsed values: a port given as "8080" on the command line becomes 8080.
+ */
+export function checkOptions<T extends Record<string, unknown>>(given: T, origin: OptionOrigin): T {
+  const out: Record<string, unknown> = { ...given };
+  for (const [name, spec] of Object.entries(RUN_OPTIONS)) if (name in given) out[name] = checkOption(spec, name, given[name], origin);
+  const mock = given.mock;
+  if (mock !== undefined) {
+    if (mock === null || typeof mock !== 'object') throw new OptionError(`${origin === 'flag' ? 'mock options' : 'option mock'}: ${describeValue(mock)} is not an object`);
+    const checked: Record<string, unknown> = { ...(mock as Record<string, unknown>) };
+    for (const [name, spec] of Object.entries(MOCK_OPTIONS)) if (name in checked) checked[name] = checkOption(spec, `mock.${name}`, checked[name], origin);
+    out.mock = checked;
+  }
+  return out as T;
+}

@@ -1,0 +1,55 @@
+// --upstream-timeout is kept to the millisecond it says (undici's own clock is coarse: 100 ms used
+// to fire after about a second), on the pass-through path and the path effects rewrite, and 0
+// means no timeout at all.
+import t from 'tap';
+import type { ServerResponse } from 'node:http';
+import { startProxy } from '../../src/proxy/server.js';
+import { createEngine } from '../../src/engine/engine.js';
+import { loadScenarioText } from '../../src/scenario/load.js';
+import { request, skillRequest, startUpstream } from '../helpers/servers.js';
+
+/** Time window allowed around the timeout: the issue's ±50 ms, plus room for a loaded machine. */
+const LATE_MS = 120;
+
+async function timed(url: string): Promise<{ ms: number; status: number }> {
+  const start = performance.now();
+  const reply = await request(url + '/a2a', { body: skillRequest('inventory.search', {}, 1), headers: { 'content-type': 'application/json' } });
+  return { ms: performance.now() - start, status: reply.status };
+}
+
+t.test('a dealer that never answers gets 502 after the timeout, not a second later', async (t) => {
+  const held: ServerResponse[] = [];
+  const up = await startUpstream((req, res) => {
+    if (req.url === '/a2a') held.push(res);
+    else res.writeHead(404).end();
+  });
+  t.teardown(() => up.close());
+  const modifier = loadScenarioText('rules:\n  - { id: slow, delay: { ms: 1, distribution: fixed } }\n', 'delay.yaml');
+  if (!modifier.ok) throw new Error('scenario');
+  for (const timeoutMs of [100, 300, 500, 1000]) {
+    const proxy = await startProxy({ target: up.url, port: 0, profile: '1.3', extensionUri: 'https://autoagentprotocol.org/extensions/aap/v1.3', upstreamTimeoutMs: timeoutMs });
+    const pass = await timed(proxy.url);
+    proxy.proxy.decider = createEngine(modifier.scenario, { seed: 1 });
+    const effects = await timed(proxy.url);
+    await proxy.close();
+    for (const [path, r] of [['pass-through', pass], ['effects', effects]] as const) {
+      t.equal(r.status, 502, `${timeoutMs} ms, ${path}: 502`);
+      t.ok(r.ms >= timeoutMs - 5 && r.ms <= timeoutMs + LATE_MS, `${timeoutMs} ms, ${path}: fired after ${Math.round(r.ms)} ms`);
+    }
+  }
+  for (const res of held) res.destroy();
+});
+
+t.test('0 means no timeout: a dealer that takes 1.2 s is waited for', async (t) => {
+  const up = await startUpstream((req, res) => {
+    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}'), req.url === '/a2a' ? 1200 : 0);
+  });
+  const proxy = await startProxy({ target: up.url, port: 0, profile: '1.3', extensionUri: 'https://autoagentprotocol.org/extensions/aap/v1.3', upstreamTimeoutMs: 0 });
+  t.teardown(async () => {
+    await proxy.close();
+    await up.close();
+  });
+  const r = await timed(proxy.url);
+  t.equal(r.status, 200);
+  t.ok(r.ms >= 1190, `answered after ${Math.round(r.ms)} ms`);
+});
