@@ -15,7 +15,6 @@ import { startMockDealer, type RunningMockDealer } from './mock/server.js';
 import type { Profile } from './protocol/codes.js';
 import { describeProfileOrigin, type ProfileOrigin, type ProfileSetting } from './proxy/profile.js';
 import { ChaosProxy, type RequestObserver } from './proxy/server.js';
-import { assertSessionHeaderName } from './proxy/session-header.js';
 import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type Scenario } from './scenario/load.js';
 import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
 import { startAdminServer, type AdminServer, type ControlSurface } from './control/admin.js';
@@ -82,7 +81,7 @@ export interface RuntimeOptions {
   bodyTimeoutMs?: number;
   /** Request bodies larger than this get 413 (default 10 MB). */
   maxBodyBytes?: number;
-  /** Header names to treat as secrets besides Authorization, cookies and x-api-key. */
+  /** Header names that are secrets besides Authorization, cookies and x-api-key (--redact-header). No sink stores header values, and client keys from headers are keyed hashes, so these are kept for the record only. */
   redactHeaders?: string[];
   /** TLS trust for an https:// target: extra CA certificates (PEM text) and/or no verification. */
   dealerTls?: DealerTls;
@@ -148,7 +147,6 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   const adminHost = opts.adminHost ?? '127.0.0.1';
   const adminToken = opts.adminToken || (opts.env ?? process.env)[ADMIN_TOKEN_ENV] || undefined;
   assertAdminExposureAllowed(adminHost, adminToken);
-  if (opts.sessionHeader !== undefined) assertSessionHeaderName(opts.sessionHeader);
 
   const engineFor = (scenario: Scenario) => createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults });
   const validated = async (input: ScenarioInput): Promise<Scenario> => {
@@ -203,7 +201,6 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       timeouts,
       maxBodyBytes: opts.maxBodyBytes,
       tls: opts.dealerTls,
-      redactHeaders: opts.redactHeaders,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();

@@ -68,8 +68,6 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /** Time limits for a buyer sending its request (defaults in listener-limits.ts). */
   timeouts?: ListenerTimeouts;
-  /** Header names whose values are secrets besides Authorization, cookies and x-api-key (--redact-header). */
-  redactHeaders?: string[];
   /** TLS trust for an https:// dealer (--ca, --insecure). */
   tls?: DealerTls;
 }

@@ -49,7 +49,8 @@ t.test('two sessions in parallel: a times: 2 rule fires twice per session, and e
 
   // Over the admin API, too.
   const http = async (path: string, method = 'GET') => {
-    const res = await fetch(chaos.adminUrl + path, { method });
+    // State changes carry a JSON content type, as the admin API requires of every POST.
+    const res = await fetch(chaos.adminUrl + path, method === 'GET' ? { method } : { method, headers: { 'content-type': 'application/json' }, body: '{}' });
     return { status: res.status, text: await res.text() };
   };
   const journalB = await http('/journal?session=test-b');
@@ -118,7 +119,7 @@ t.test('the session table is bounded in count and idle time', async (t) => {
 });
 
 t.test('a session header name that cannot be a header is refused with the flag named', async (t) => {
-  await t.rejects(startChaos({ sessionHeader: 'has space' }), { message: /^--session-header: "has space" is not an HTTP header name/ });
+  await t.rejects(startChaos({ sessionHeader: 'has space' }), { message: /^option sessionHeader \(flag --session-header\): "has space" is not an HTTP header name/ });
 });
 
 t.test('rate-limit windows and max_active_faults are per session too', async (t) => {

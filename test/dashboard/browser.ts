@@ -2,10 +2,9 @@
 // test, and every page error or console error collected so a test can assert there were none
 // (a Content-Security-Policy violation shows up there too).
 import type { Test } from 'tap';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM_PATH, chromiumMissing } from '../helpers/debian-services.js';
-
-export const BROWSER_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+import type { Browser, Page } from 'playwright-core';
+import { chromiumMissing } from '../helpers/debian-services.js';
+import { launchChromium } from '../helpers/chromium.js';
 
 /** The reason to skip, or false: pass as `{ skip }` to each browser test. */
 export const skip = chromiumMissing();
@@ -15,7 +14,7 @@ let browser: Promise<Browser> | undefined;
 /** Launches Chromium once for the file; closed when the file's root test ends. */
 export function sharedBrowser(root: Test): Promise<Browser> {
   if (!browser) {
-    browser = chromium.launch({ executablePath: CHROMIUM_PATH, args: BROWSER_ARGS });
+    browser = launchChromium();
     root.teardown(async () => (await browser!).close());
   }
   return browser;
