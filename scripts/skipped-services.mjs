@@ -2,7 +2,12 @@
 // the one install line that enables them (CI installs them first and skips nothing).
 import { existsSync } from 'node:fs';
 
-if (!existsSync('/usr/bin/chromium')) {
-  console.log('skipped tests that need: chromium (browser tests: the dashboard and the exam HTML report)');
-  console.log('enable them with: sudo apt-get update && sudo apt-get install -y chromium');
+const services = [
+  { pkg: 'chromium', path: '/usr/bin/chromium', what: 'browser tests: the dashboard and the exam HTML report' },
+  { pkg: 'redis-server', path: '/usr/bin/redis-server', what: 'fleet mode: replicas and workers sharing state through Redis' },
+];
+const missing = services.filter((s) => !existsSync(s.path));
+for (const s of missing) console.log(`skipped tests that need: ${s.pkg} (${s.what})`);
+if (missing.length > 0) {
+  console.log(`enable them with: sudo apt-get update && sudo apt-get install -y ${missing.map((s) => s.pkg).join(' ')}`);
 }
