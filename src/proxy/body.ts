@@ -2,8 +2,11 @@
  * Reads a buyer's request body for classification, up to the inspection limit. A larger body is
  * not held: the bytes read so far and the rest of the socket are forwarded as one stream.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { buildRequestRefused, type JsonRpcErrorResponse } from '../protocol/envelopes.js';
+import { BodyTooLargeError, capStreamedBody, declaredBodyTooLarge, sendBodyTooLarge } from './body-limit.js';
+import { TIMED_OUT_MESSAGE, wasTimedOut } from './listener-limits.js';
 
 export interface RequestBody {
   /** The whole body when it fit under the limit. */
@@ -100,4 +103,42 @@ export function readPrefix(body: Buffer | Readable | null, max: number, signal: 
     body.once('error', done);
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** A request the proxy answered (or lost) itself while reading its body: never sent to the dealer. */
+export interface BodyRefusal {
+  /** 413 (over --max-body), 408 (stalled past the timeouts), 0 (the buyer left mid-body). */
+  status: 413 | 408 | 0;
+  note: string;
+  envelope?: JsonRpcErrorResponse;
+}
+
+export interface BodyLimits {
+  maxInspectBytes: number;
+  maxBodyBytes: number;
+}
+
+/**
+ * Reads the body as readRequestBody does, holding it to --max-body too: a body over the limit is
+ * answered 413 here. A streamed body is capped, so it fails upstream once past the limit (the
+ * caller answers that with sendBodyTooLarge). A body that stalls or is abandoned ends in a refusal.
+ */
+export async function readBodyWithinLimits(req: IncomingMessage, res: ServerResponse, limits: BodyLimits, sourceHeader: string): Promise<RequestBody & { refusal?: BodyRefusal }> {
+  const { maxInspectBytes, maxBodyBytes } = limits;
+  const refuse = (err: BodyTooLargeError) => ({ oversized: true, forward: null, refusal: { status: 413 as const, note: err.message, envelope: sendBodyTooLarge(res, err, sourceHeader) } });
+  const declared = declaredBodyTooLarge(req, maxBodyBytes);
+  if (declared) return refuse(declared);
+  let body: RequestBody;
+  try {
+    body = await readRequestBody(req, Math.min(maxInspectBytes, maxBodyBytes));
+  } catch {
+    // Node's clientError handler has already answered a stalled body with 408.
+    if (wasTimedOut(req.socket)) return { oversized: false, forward: null, refusal: { status: 408, note: TIMED_OUT_MESSAGE, envelope: buildRequestRefused(TIMED_OUT_MESSAGE) } };
+    return { oversized: false, forward: null, refusal: { status: 0, note: 'the buyer closed the connection before its request body arrived' } };
+  }
+  // A declared length is already within the limit; only a chunked body can grow past it.
+  if (!body.oversized || body.forward === null || Buffer.isBuffer(body.forward) || req.headers['content-length'] !== undefined) return body;
+  // Past the inspection limit and the body limit at once: nothing to stream.
+  if (maxBodyBytes <= maxInspectBytes) return refuse(new BodyTooLargeError(maxBodyBytes));
+  return { oversized: true, forward: capStreamedBody(body.forward, maxBodyBytes) };
 }

@@ -29,6 +29,17 @@ export function listenerOptions(t: ListenerTimeouts = {}): ServerOptions {
   };
 }
 
+/** The message a buyer out of time gets, also the journal's note for it. */
+export const TIMED_OUT_MESSAGE = 'the request was not received in time (--header-timeout / --body-timeout)';
+
+/** Sockets answered 408, so a request handler still reading the body knows why it ended. */
+const timedOut = new WeakSet<Duplex>();
+
+/** Whether the connection of a request was cut off by the header or body timeout. */
+export function wasTimedOut(socket: Duplex | null): boolean {
+  return socket !== null && timedOut.has(socket);
+}
+
 /**
  * The server's `clientError` handler: a client out of time gets 408, oversized headers 431,
  * anything unparsable 400, each with a JSON-RPC error naming why, and the connection closes. A
@@ -42,10 +53,11 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   }
   const [status, reason, message] =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request Timeout', 'the request was not received in time (--header-timeout / --body-timeout)']
+      ? [408, 'Request Timeout', TIMED_OUT_MESSAGE]
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'Request Header Fields Too Large', 'the request headers are larger than the server accepts']
         : [400, 'Bad Request', `the request is not valid HTTP (${err.code ?? 'parse error'})`];
+  if (status === 408) timedOut.add(socket);
   const body = JSON.stringify(buildRequestRefused(message));
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }

@@ -15,9 +15,9 @@ import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engin
 import type { JournalEntry } from '../journal/entry.js';
 import type { Profile } from '../protocol/codes.js';
 import { describeUpstreamError, endToEndHeaders, Forwarder, type DealerTls, type UpstreamHead } from './forward.js';
-import { ID_SCAN_BYTES, readPrefix, readRequestBody } from './body.js';
+import { ID_SCAN_BYTES, readBodyWithinLimits, readPrefix, type BodyRefusal } from './body.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from './listener-limits.js';
-import { DEFAULT_MAX_BODY_BYTES, refuseOversizedBody } from './body-limit.js';
+import { bodyTooLargeIn, DEFAULT_MAX_BODY_BYTES, sendBodyTooLarge } from './body-limit.js';
 import { endConnection, resetConnection } from './connection-faults.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
@@ -150,8 +150,7 @@ export class ChaosProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = Date.now();
     const t0 = performance.now();
-    if (refuseOversizedBody(req, res, this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)) return;
-    const body = await readRequestBody(req, this.opts.maxInspectBytes);
+    const body = await readBodyWithinLimits(req, res, { maxInspectBytes: this.opts.maxInspectBytes, maxBodyBytes: this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }, SOURCE_HEADER);
     const request = classifyRequest({
       method: req.method ?? 'GET',
       url: req.url ?? '/',
@@ -165,6 +164,10 @@ export class ChaosProxy {
     const decider = this.decider;
     const notes: string[] = [];
     const session = sessionOf(request.headers, this.sessionHeader, notes);
+    if (body.refusal) {
+      this.record(request, decider, PASS_THROUGH, refusalOutcome(body.refusal, notes), res, startedAt, performance.now() - t0, body.refusal.status === 0, inForce, session);
+      return;
+    }
     const decision = decider ? decider.decide({ request, profile, extensionUri, session }) : PASS_THROUGH;
 
     const outcome: Outcome = { source: 'dealer', notes };
@@ -452,6 +455,12 @@ export class ChaosProxy {
 
   /** The dealer could not be reached: a -32603 envelope on HTTP 502, marked as the proxy's own. */
   private answerUnreachable(res: ServerResponse, request: ClassifiedRequest, err: unknown, outcome: Outcome): void {
+    const tooLarge = bodyTooLargeIn(err);
+    if (tooLarge && !res.headersSent) {
+      // Not the dealer's failure: the buyer's chunked body outgrew --max-body on the way.
+      Object.assign(outcome, refusalOutcome({ status: 413, note: tooLarge.message, envelope: sendBodyTooLarge(res, tooLarge, SOURCE_HEADER) }, outcome.notes));
+      return;
+    }
     const { cause } = describeUpstreamError(err, this.forwarder.origin);
     const envelope = buildUpstreamUnreachable(this.profile.profile, request.id, cause);
     const bytes = Buffer.from(stringifyJsonRpc(envelope));
@@ -534,6 +543,12 @@ export class ChaosProxy {
     res.writeHead(500, { 'content-type': 'application/json', 'content-length': bytes.length, [SOURCE_HEADER]: 'proxy' });
     res.end(bytes);
   }
+}
+
+/** What the journal says of a request the proxy refused (or lost) while reading its body. */
+function refusalOutcome(refusal: BodyRefusal, notes: string[]): Outcome {
+  notes.push(refusal.note);
+  return { source: 'proxy', notes, status: refusal.status, error: refusal.envelope?.error };
 }
 
 export interface StartedProxy {

@@ -1,14 +1,20 @@
 // A seeded fuzz against the proxy, the mock dealer and the admin API. Every case is sent on its own
-// socket; each must be answered or closed within a bound, the listeners keep serving, and open file
-// descriptors come back to their baseline. The seed is printed; AAP_CHAOS_FUZZ_SEED replays a run.
+// socket; each must be answered or closed within a bound, the listeners keep serving, and the
+// process's open file descriptors and RSS come back near their baseline. The runtime runs in a child
+// process (the compiled one: `npm test` builds dist/ first), so what is measured is its own memory,
+// not this test's payloads. The seed is printed; AAP_CHAOS_FUZZ_SEED replays a run.
 import t from 'tap';
 import net from 'node:net';
-import { readdirSync } from 'node:fs';
-import { startRuntime } from '../../src/runtime.js';
-import { request, skillRequest, waitFor } from '../helpers/servers.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { request, skillRequest } from '../helpers/servers.js';
 
 const SEED = Number(process.env.AAP_CHAOS_FUZZ_SEED ?? Date.now() % 1_000_000);
-const CASES = Number(process.env.AAP_CHAOS_FUZZ_CASES ?? 1_200);
+const CASES = Number(process.env.AAP_CHAOS_FUZZ_CASES ?? 3_000);
+/** How far the runtime's RSS may stay above its warmed-up baseline once the fuzz is over. */
+const RSS_GROWTH_LIMIT_MB = 64;
 const BOUND_MS = 10_000;
 const PARALLEL = 8;
 
@@ -137,17 +143,68 @@ function describe(payload: Buffer): string {
   return heads.length ? heads.join(' | ') : JSON.stringify(text.slice(0, 80));
 }
 
-const openFds = () => readdirSync('/proc/self/fd').length;
+const compiledRuntime = fileURLToPath(new URL('../../dist/runtime.js', import.meta.url));
 
-t.test(`fuzz: proxy, mock dealer and admin API (seed ${SEED}, ${CASES} cases)`, async (t) => {
+// The runtime under test, in its own process: it reports its URLs, then answers "measure" with its
+// RSS (after a full collection) and its open file descriptors.
+const CHILD = `
+import { readdirSync } from 'node:fs';
+const { startRuntime } = await import(process.env.RUNTIME_MODULE);
+const rt = await startRuntime(JSON.parse(process.env.RUNTIME_OPTIONS));
+process.on('message', async (m) => {
+  if (m === 'measure') {
+    for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setImmediate(r)); }
+    process.send({ rss: process.memoryUsage().rss, fds: readdirSync('/proc/self/fd').length });
+  } else if (m === 'close') {
+    await rt.close();
+    process.exit(0);
+  }
+});
+process.send({ url: rt.url, adminUrl: rt.adminUrl, target: rt.status().target });
+`;
+
+interface Measure {
+  rss: number;
+  fds: number;
+}
+
+async function startChild(options: Record<string, unknown>): Promise<{ child: ChildProcess; urls: { url: string; adminUrl: string; target: string }; measure(): Promise<Measure> }> {
+  const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', CHILD], {
+    env: { ...process.env, RUNTIME_MODULE: pathToFileURL(compiledRuntime).href, RUNTIME_OPTIONS: JSON.stringify(options) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const [urls] = (await once(child, 'message')) as [{ url: string; adminUrl: string; target: string }];
+  return {
+    child,
+    urls,
+    async measure() {
+      child.send('measure');
+      const [m] = (await once(child, 'message')) as [Measure];
+      return m;
+    },
+  };
+}
+
+t.test(`fuzz: proxy, mock dealer and admin API (seed ${SEED}, ${CASES} cases)`, { skip: !existsSync(compiledRuntime) && 'dist/ is not built (npm test builds it)' }, async (t) => {
   t.comment(`replay with AAP_CHAOS_FUZZ_SEED=${SEED}`);
   const limits = { maxBody: 2 * 1024 * 1024, maxInspect: 64 * 1024 };
-  const rt = await startRuntime({ port: 0, adminPort: 0, env: {}, scenario: SCENARIO, maxBodyBytes: limits.maxBody, maxInspectBytes: limits.maxInspect, headerTimeoutMs: 1_000, bodyTimeoutMs: 1_000, upstreamTimeoutMs: 5_000 });
-  t.teardown(() => rt.close());
-  const mockUrl = rt.status().target;
-  const targets = { proxy: rt.url, mock: mockUrl, admin: rt.adminUrl } as const;
-  const fdsBefore = openFds();
-  const rssBefore = process.memoryUsage().rss;
+  const runtime = await startChild({ port: 0, adminPort: 0, env: {}, scenario: SCENARIO, maxBodyBytes: limits.maxBody, maxInspectBytes: limits.maxInspect, headerTimeoutMs: 1_000, bodyTimeoutMs: 1_000, upstreamTimeoutMs: 5_000 });
+  const exited = once(runtime.child, 'exit');
+  t.teardown(() => {
+    if (runtime.child.exitCode === null) runtime.child.kill('SIGKILL');
+  });
+  const { url: proxyUrl, adminUrl, target: mockUrl } = runtime.urls;
+  const targets = { proxy: proxyUrl, mock: mockUrl, admin: adminUrl } as const;
+  const stillServes = async () => {
+    for (const [name, url] of Object.entries({ proxy: `${proxyUrl}/a2a`, mock: `${mockUrl}/a2a` })) {
+      const reply = await request(url, { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } });
+      t.equal(reply.status, 200, `the ${name} still serves`);
+    }
+    t.equal((await request(`${adminUrl}/status`)).status, 200, 'the admin API still serves');
+  };
+  // Warm up (code, pools, the journal ring's first pages) before taking the baseline.
+  for (let i = 0; i < 50; i++) await request(`${proxyUrl}/a2a`, { body: skillRequest('inventory.search', { q: 'x' }, i), headers: { 'content-type': 'application/json' } });
+  const before = await runtime.measure();
   const r = prng(SEED);
   const plan = Array.from({ length: CASES }, (_, i) => {
     const target = i % 5 === 3 ? 'mock' : i % 5 === 4 ? 'admin' : 'proxy';
@@ -167,13 +224,17 @@ t.test(`fuzz: proxy, mock dealer and admin API (seed ${SEED}, ${CASES} cases)`, 
     }),
   );
   t.same(slow, [], `every case answered or closed within ${BOUND_MS} ms (${Date.now() - started} ms in all)`);
-  for (const [name, url] of Object.entries({ proxy: `${rt.url}/a2a`, mock: `${mockUrl}/a2a` })) {
-    const reply = await request(url, { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } });
-    t.equal(reply.status, 200, `the ${name} still serves`);
-  }
-  t.equal((await request(`${rt.adminUrl}/status`)).status, 200, 'the admin API still serves');
-  await waitFor(() => openFds() <= fdsBefore + 10, 15_000).catch(() => {});
-  t.ok(openFds() <= fdsBefore + 10, `open file descriptors back near baseline (${fdsBefore} → ${openFds()})`);
-  const grown = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
-  t.ok(grown < 300, `RSS grew ${grown.toFixed(0)} MB`);
+  t.equal(runtime.child.exitCode, null, 'the runtime never exited');
+  await stillServes();
+  let after = await runtime.measure();
+  const fdsSettled = async () => {
+    after = await runtime.measure();
+    return after.fds <= before.fds + 10;
+  };
+  for (let tries = 0; tries < 30 && !(await fdsSettled()); tries++) await new Promise((resolve) => setTimeout(resolve, 500));
+  t.ok(after.fds <= before.fds + 10, `open file descriptors back near baseline (${before.fds} → ${after.fds})`);
+  const grown = (after.rss - before.rss) / 1024 / 1024;
+  t.ok(grown < RSS_GROWTH_LIMIT_MB, `RSS of the runtime ${(before.rss / 1048576).toFixed(0)} → ${(after.rss / 1048576).toFixed(0)} MB (grew ${grown.toFixed(0)} MB, limit ${RSS_GROWTH_LIMIT_MB})`);
+  runtime.child.send('close');
+  await exited;
 });

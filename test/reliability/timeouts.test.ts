@@ -2,31 +2,14 @@
 // off within the header and body timeouts, on the proxy, the mock dealer and the admin API; a body
 // declared over --max-body gets 413 before any of it is read.
 import t, { type Test } from 'tap';
-import net from 'node:net';
+import { rawJsonBody, sendRaw } from '../helpers/raw-socket.js';
 import { startRuntime } from '../../src/runtime.js';
 import { startMockDealer } from '../../src/mock/server.js';
 
 const timeouts = { headerTimeoutMs: 300, bodyTimeoutMs: 300 };
 
 /** Writes `bytes` and then nothing more; resolves with what came back once the server closes. */
-function stall(url: string, bytes: string, boundMs = 8_000): Promise<{ reply: string; ms: number; closed: boolean }> {
-  const { hostname, port } = new URL(url);
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(port), hostname);
-    let reply = '';
-    const done = (closed: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ reply, ms: Date.now() - started, closed });
-    };
-    const timer = setTimeout(() => done(false), boundMs);
-    socket.on('data', (c) => (reply += c.toString('latin1')));
-    socket.on('close', () => done(true));
-    socket.on('error', () => {});
-    socket.write(bytes);
-  });
-}
+const stall = (url: string, bytes: string) => sendRaw(url, [bytes]);
 
 const stalledHead = 'POST /a2a HTTP/1.1\r\nhost: x\r\ncontent-type: appl';
 const stalledBody = 'POST /a2a HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"jsonrpc":';
@@ -35,7 +18,7 @@ function assertTimedOut(t: Test, got: { reply: string; ms: number; closed: boole
   t.ok(got.closed, `${what}: the connection is closed`);
   t.ok(got.ms < 5_000, `${what}: within the bound (${got.ms} ms, Node's default is about 300 s)`);
   t.match(got.reply, /^HTTP\/1\.1 408 Request Timeout/, `${what}: 408`);
-  const body = JSON.parse(got.reply.slice(got.reply.indexOf('\r\n\r\n') + 4));
+  const body = rawJsonBody(got.reply);
   t.equal(body.error.code, -32600, `${what}: a JSON-RPC error`);
   t.match(body.error.message, /not received in time/);
 }
@@ -61,7 +44,7 @@ t.test('a body declared over --max-body gets 413 with a JSON-RPC error, unread',
   t.teardown(() => rt.close());
   const got = await stall(rt.url, 'POST /a2a HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 11000000\r\n\r\n{');
   t.match(got.reply, /^HTTP\/1\.1 413 /);
-  const body = JSON.parse(got.reply.slice(got.reply.indexOf('\r\n\r\n') + 4));
+  const body = rawJsonBody(got.reply);
   t.equal(body.error.code, -32600);
   t.match(body.error.message, /11000000 bytes, more than --max-body \(1000 bytes\)/);
   t.ok(got.closed, 'and the connection closes');
