@@ -6,7 +6,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ScenarioEngine } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
-import type { RequestObserver } from '../proxy/server.js';
+import type { RequestObserver } from '../journal/entry.js';
 import { MODIFIER_EFFECTS, TERMINAL_EFFECTS } from '../scenario/effect-kinds.js';
 import { A2A_METHODS, AAP_SKILLS } from '../protocol/codes.js';
 

@@ -86,6 +86,11 @@ export interface JournalEntry {
   conformance?: Violation[];
 }
 
+/** What is told of every finished request: the journal, the metrics and the event hub. */
+export interface RequestObserver {
+  onRequestDone(entry: JournalEntry): void;
+}
+
 export interface ReplyErrorRecord {
   code: number;
   message: string;

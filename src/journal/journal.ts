@@ -5,7 +5,7 @@
  * slow disk never delays a buyer.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import type { RequestObserver } from '../proxy/server.js';
+import type { RequestObserver } from './entry.js';
 import type { JournalEntry } from './entry.js';
 import { DEFAULT_SESSION } from '../engine/sessions.js';
 import { approxBytes } from './bounds.js';

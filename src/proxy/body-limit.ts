@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildRequestRefused } from '../protocol/envelopes.js';
-import { SOURCE_HEADER } from './server.js';
+import { SOURCE_HEADER } from './marker-headers.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 

@@ -12,7 +12,7 @@ import { rpcIdFromText, stringifyJsonRpc, topLevelIdText, withExactId } from '..
 import { CONDITIONAL_REQUEST_HEADERS, isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent-card.js';
 import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
 import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
-import type { JournalEntry } from '../journal/entry.js';
+import type { RequestObserver } from '../journal/entry.js';
 import type { Profile } from '../protocol/codes.js';
 import { describeUpstreamError, endToEndHeaders, Forwarder, type DealerTls, type UpstreamHead } from './forward.js';
 import { ID_SCAN_BYTES, readPrefix, readRequestBody } from './body.js';
@@ -30,13 +30,11 @@ import { readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
 import { ClientKeyHasher, clientKeySource, scenarioHeaderKey, type ClientKeySource } from '../journal/client-key.js';
 import { dealerViolations, DealerReplyCopy, isCheckedRequest } from './dealer-check.js';
 import { CardHistory, cardReplacement, faultCard } from '../effects/card.js';
+import { RULE_HEADER, SOURCE_HEADER } from './marker-headers.js';
 
 const IP_SOURCE: ClientKeySource = clientKeySource(undefined);
 
-/** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
-export const SOURCE_HEADER = 'x-aap-chaos-source';
-/** Response header naming the rule whose terminal effect answered instead of the dealer. */
-export const RULE_HEADER = 'x-aap-chaos-rule';
+export { RULE_HEADER, SOURCE_HEADER } from './marker-headers.js';
 
 export interface ProxyOptions {
   target: string;
@@ -70,10 +68,6 @@ export interface ProxyOptions {
   timeouts?: ListenerTimeouts;
   /** TLS trust for an https:// dealer (--ca, --insecure). */
   tls?: DealerTls;
-}
-
-export interface RequestObserver {
-  onRequestDone(entry: JournalEntry): void;
 }
 
 export class ChaosProxy {
