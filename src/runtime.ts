@@ -130,7 +130,10 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   const adminToken = opts.adminToken || (opts.env ?? process.env)[ADMIN_TOKEN_ENV] || undefined;
   assertAdminExposureAllowed(adminHost, adminToken);
 
-  const engineFor = (scenario: Scenario) => createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults });
+  // Made before the metrics exist (the first scenario decides the profile); they are told once they do.
+  let metrics: ChaosMetrics | undefined;
+  const onFaultOverflow = (rule: string) => metrics?.faultOverflowed(rule);
+  const engineFor = (scenario: Scenario) => createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults, onFaultOverflow });
   const validated = async (input: ScenarioInput): Promise<Scenario> => {
     const result = await loadScenarioInput(input);
     if (!result.ok) throw new ScenarioRejectedError(result.problems.map(formatProblem));
@@ -149,7 +152,6 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   };
 
   try {
-    let metrics: ChaosMetrics | undefined;
     const journal = new Journal({ ringSize: opts.journalRing, file: opts.journalFile, onDrop: (n) => metrics?.journalDropped('file', n) });
     await journal.open();
     cleanups.push(() => journal.close());

@@ -101,3 +101,10 @@ export function readPrefix(body: Buffer | Readable | null, max: number, signal: 
     signal.addEventListener('abort', done, { once: true });
   });
 }
+
+/** Every chunk of a body, once it has ended. */
+export async function collect(body: AsyncIterable<Buffer>): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(c);
+  return chunks;
+}

@@ -25,6 +25,8 @@ const ajv = new Ajv2020({
   allowUnionTypes: true,
 });
 addFormats.default(ajv, ['json-pointer']);
+// Marks a rule key as an effect and says which kind; read by scripts/gen-scenario-types.mjs.
+ajv.addKeyword({ keyword: 'x-aap-effect', schemaType: 'string', metaSchema: { enum: ['terminal', 'modifier'] } });
 ajv.addSchema(SCENARIO_SCHEMA);
 
 /** The validator for a whole scenario document. */
