@@ -2,7 +2,9 @@
 // Writes src/scenario/types.generated.ts from schema/scenario.schema.json, so the TypeScript
 // types of a scenario can never drift from what the validator accepts, and
 // src/scenario/effect-keys.generated.ts: the rule keys annotated `"x-aap-effect"` in $defs/Rule,
-// terminal and modifier, in schema order (the order modifiers' reply steps run in).
+// terminal and modifier, in schema order (the order modifiers' reply steps run in); and
+// src/effects/registry.generated.ts, which maps each key to src/effects/<key, _ as ->.ts and its
+// create<Key>Effect, so an effect the schema declares without an implementation does not compile.
 // `--check` writes nothing and exits 1 when a committed file is stale.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +13,7 @@ import { compile } from 'json-schema-to-typescript';
 const schemaPath = fileURLToPath(new URL('../schema/scenario.schema.json', import.meta.url));
 const outputPath = fileURLToPath(new URL('../src/scenario/types.generated.ts', import.meta.url));
 const effectKeysPath = fileURLToPath(new URL('../src/scenario/effect-keys.generated.ts', import.meta.url));
+const registryPath = fileURLToPath(new URL('../src/effects/registry.generated.ts', import.meta.url));
 
 const BANNER = `/* Generated from schema/scenario.schema.json by scripts/gen-scenario-types.mjs. Do not edit by hand. */`;
 
@@ -29,8 +32,8 @@ export async function generateScenarioTypes() {
 
 const EFFECT_KINDS = ['terminal', 'modifier'];
 
-/** The TypeScript source of the two effect lists the schema's `x-aap-effect` annotations give. */
-export async function generateEffectKeys() {
+/** The effect keys of $defs/Rule by kind, in schema order. */
+async function effectKeysByKind() {
   const schema = JSON.parse(await readFile(schemaPath, 'utf8'));
   const lists = { terminal: [], modifier: [] };
   for (const [key, property] of Object.entries(schema.$defs.Rule.properties)) {
@@ -39,6 +42,12 @@ export async function generateEffectKeys() {
     if (!EFFECT_KINDS.includes(kind)) throw new Error(`schema/scenario.schema.json: /$defs/Rule/properties/${key}/x-aap-effect must be one of ${EFFECT_KINDS.join(', ')}`);
     lists[kind].push(key);
   }
+  return lists;
+}
+
+/** The TypeScript source of the two effect lists the schema's `x-aap-effect` annotations give. */
+export async function generateEffectKeys() {
+  const lists = await effectKeysByKind();
   const list = (keys) => `[${keys.map((k) => `'${k}'`).join(', ')}] as const`;
   return [
     BANNER,
@@ -55,12 +64,41 @@ export async function generateEffectKeys() {
   ].join('\n');
 }
 
+/** `rate_limit` → the file `rate-limit` and the factory `createRateLimitEffect`. */
+const effectFile = (key) => key.replaceAll('_', '-');
+const effectFactory = (key) => `create${key.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Effect`;
+
+/** The TypeScript source of the registry: every effect key of the schema → its implementation. */
+export async function generateEffectRegistry() {
+  const lists = await effectKeysByKind();
+  const all = [...lists.terminal, ...lists.modifier];
+  const record = (name, kind, type, keys) => [
+    `export const ${name}: Record<${kind}, (rule: Rule) => ${type}> = {`,
+    ...keys.map((k) => `  ${k}: ${effectFactory(k)},`),
+    '};',
+  ];
+  return [
+    BANNER,
+    '// Each effect key of the schema maps to src/effects/<key, _ as ->.ts and its create<Key>Effect.',
+    "import type { Rule } from '../scenario/types.generated.js';",
+    "import type { ModifierEffectKey, TerminalEffectKey } from '../scenario/effect-keys.generated.js';",
+    "import type { ModifierEffect, TerminalEffect } from './effect.js';",
+    ...all.map((k) => `import { ${effectFactory(k)} } from './${effectFile(k)}.js';`),
+    '',
+    ...record('TERMINAL_EFFECTS', 'TerminalEffectKey', 'TerminalEffect', lists.terminal),
+    '',
+    ...record('MODIFIER_EFFECTS', 'ModifierEffectKey', 'ModifierEffect', lists.modifier),
+    '',
+  ].join('\n');
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const outputs = [
     [outputPath, await generateScenarioTypes()],
     [effectKeysPath, await generateEffectKeys()],
+    [registryPath, await generateEffectRegistry()],
   ];
-  const name = (file) => `src/scenario/${file.split(/[\\/]/).at(-1)}`;
+  const name = (file) => file.slice(file.lastIndexOf('src'));
   if (process.argv.includes('--check')) {
     for (const [file, source] of outputs) {
       const current = await readFile(file, 'utf8').catch(() => '');

@@ -1,47 +1,19 @@
 /**
- * The registry: the key a user writes in a rule → the effect that implements it. The two key
- * lists are generated from the schema's `x-aap-effect` annotations, so an effect the schema
- * declares without an implementation here does not compile. Adding an effect means the schema,
- * one effect file, and one line here.
+ * The registry: the key a user writes in a rule → the effect that implements it. Both records
+ * are generated from the schema's `x-aap-effect` annotations (registry.generated.ts): an effect
+ * the schema declares without its file, or with a factory of the wrong kind, does not compile.
+ * Adding an effect means the schema, one effect file and its test; `npm run gen:types` does the rest.
  */
 import type { Rule } from '../scenario/types.generated.js';
-import { MODIFIER_EFFECTS as MODIFIER_KEYS, type ModifierEffectKey, type TerminalEffectKey } from '../scenario/effect-keys.generated.js';
+import { MODIFIER_EFFECTS as MODIFIER_KEYS } from '../scenario/effect-keys.generated.js';
 import { terminalEffectsOf } from '../scenario/effect-kinds.js';
 import type { ModifierEffect, TerminalEffect } from './effect.js';
-import { createErrorEffect } from './error.js';
-import { createA2aErrorEffect } from './a2a-error.js';
-import { createRequireEffect } from './require.js';
-import { createRateLimitEffect } from './rate-limit.js';
-import { createHttpEffect } from './http.js';
-import { createNetworkEffect } from './network.js';
-import { createDelayEffect } from './delay.js';
-import { createPatchEffect } from './patch.js';
-import { createEnvelopeEffect } from './envelope.js';
-import { createStreamEffect } from './stream.js';
-import { createBandwidthEffect } from './bandwidth.js';
-import { createCardEffect } from './card.js';
+import { MODIFIER_EFFECTS, TERMINAL_EFFECTS } from './registry.generated.js';
 
-export const TERMINAL_EFFECTS: Record<TerminalEffectKey, (rule: Rule) => TerminalEffect> = {
-  error: createErrorEffect,
-  a2a_error: createA2aErrorEffect,
-  require: createRequireEffect,
-  rate_limit: createRateLimitEffect,
-  http: createHttpEffect,
-  network: createNetworkEffect,
-};
+export { MODIFIER_EFFECTS, TERMINAL_EFFECTS } from './registry.generated.js';
 
-/** Applied in the schema's order of the keys (MODIFIER_KEYS), whatever order a rule writes them in. */
-export const MODIFIER_EFFECTS: Record<ModifierEffectKey, (rule: Rule) => ModifierEffect> = {
-  delay: createDelayEffect,
-  patch: createPatchEffect,
-  envelope: createEnvelopeEffect,
-  stream: createStreamEffect,
-  bandwidth: createBandwidthEffect,
-  card: createCardEffect,
-};
-
+/** A rule's effects: its terminal one (validation allows one), and its modifiers in the schema's order. */
 export function effectsOf(rule: Rule): { terminal?: TerminalEffect; modifiers: ModifierEffect[] } {
-  // Validation allows one terminal effect per rule.
   const [terminalKey] = terminalEffectsOf(rule);
   const terminal = terminalKey ? TERMINAL_EFFECTS[terminalKey](rule) : undefined;
   const modifiers = MODIFIER_KEYS.filter((key) => rule[key] !== undefined).map((key) => MODIFIER_EFFECTS[key](rule));
