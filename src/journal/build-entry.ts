@@ -5,8 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import type { ClassifiedRequest } from '../protocol/classify.js';
-import type { JournalEntry, ReplyErrorRecord, ReplySource } from './entry.js';
-import type { Decision } from '../engine/decision.js';
+import type { FaultRecord, JournalEntry, ReplyErrorRecord, ReplySource } from './entry.js';
 import { summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
 import { newUlid } from '../protocol/ids.js';
 import type { Profile } from '../protocol/codes.js';
@@ -100,12 +99,20 @@ export function boundedReplyError(error: JsonRpcError): ReplyErrorRecord {
   return kept;
 }
 
+/** What the engine decided, in the journal's terms (the engine's Decision is one). */
+export interface DecidedFaults {
+  matched: string[];
+  fired: string[];
+  sentences: string[];
+  applied: readonly FaultRecord[];
+}
+
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 
 /** The journal line of one finished request. */
 export function buildJournalEntry(
   request: ClassifiedRequest,
-  decision: Pick<Decision, 'matched' | 'fired' | 'sentences' | 'applied'>,
+  decision: DecidedFaults,
   reply: ReplyObservation,
   at: RequestCircumstances,
 ): JournalEntry {

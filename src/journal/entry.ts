@@ -88,6 +88,9 @@ export interface JournalEntry {
   conformance?: Violation[];
 }
 
+/** The session of requests that name none. */
+export const DEFAULT_SESSION = 'default';
+
 export interface FaultRecord {
   rule: string;
   effect: string;

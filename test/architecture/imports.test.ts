@@ -101,6 +101,18 @@ t.test('no import cycle in src/', async (t) => {
   t.same(cycles, [], cycles.length ? `cycles:\n${cycles.join('\n')}` : 'no cycle');
 });
 
+/**
+ * The layers of the request path, lowest first: a file may import its own layer and the ones
+ * below, never one above. The journal line is a data format the engine and the proxy write.
+ */
+const LAYERS = ['protocol', 'scenario', 'journal', 'effects', 'engine', 'proxy', 'control'];
+const layerOf = (file: string): number => LAYERS.indexOf(rel(file).split(path.sep)[0]!);
+
+t.test('imports point down the layers', async (t) => {
+  const upward = [...graph].flatMap(([from, to]) => to.filter((f) => layerOf(from) >= 0 && layerOf(f) > layerOf(from)).map((f) => `${rel(from)} → ${rel(f)}`));
+  t.same(upward, []);
+});
+
 t.test('effects never import the proxy', async (t) => {
   const effects = path.join(SRC, 'effects') + path.sep;
   const proxy = path.join(SRC, 'proxy') + path.sep;
