@@ -1,5 +1,5 @@
 /**
- * `error`: the typed AAP error envelope of the active profile, asked of src/protocol. The loader
+ * `error`: the typed AAP error envelope of the active profile, asked of src/protocol. effectsOf()
  * has already turned the short form (`error: CODE` with sibling keys) into `{ code, … }`.
  */
 import { buildAapError } from '../protocol/envelopes.js';

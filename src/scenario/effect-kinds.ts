@@ -34,11 +34,13 @@ export function ruleErrorSpec(rule: Rule): ErrorSpec | undefined {
 }
 
 /**
- * Rewrites the short form in place, once, when a scenario is loaded: `error: CODE` with its
- * sibling keys becomes `error: { code, … }`, so every later reader sees one shape.
+ * The rule with the short form rewritten, once, as a loaded scenario's effects are built:
+ * `error: CODE` with its sibling keys becomes `error: { code, … }`, so every effect sees one
+ * shape. A copy: the scenario document (what `GET /scenario` returns) stays as written.
  */
-export function normaliseErrorForm(rule: Rule): void {
-  if (rule.error === undefined || typeof rule.error === 'object') return;
-  rule.error = ruleErrorSpec(rule);
-  for (const key of ERROR_SIBLING_KEYS) delete rule[key];
+export function normaliseErrorForm(rule: Rule): Rule {
+  if (rule.error === undefined || typeof rule.error === 'object') return rule;
+  const normalised: Rule = { ...rule, error: ruleErrorSpec(rule) };
+  for (const key of ERROR_SIBLING_KEYS) delete normalised[key];
+  return normalised;
 }

@@ -10,7 +10,6 @@ import { excessiveNestingAt, MAX_ALIAS_EXPANSIONS, scenarioLimits, TOO_DEEP_MESS
 import { DocumentPositions } from './positions.js';
 import { schemaProblems, type LocatedMessage } from './schema-problems.js';
 import { semanticProblems } from './semantic.js';
-import { normaliseErrorForm } from './effect-kinds.js';
 import { resolveScenarioRef, BUILTIN_SCENARIO_DIR } from './builtin.js';
 import type { Scenario } from './types.generated.js';
 
@@ -78,7 +77,6 @@ export function loadScenarioText(text: string, sourceName: string): LoadResult {
   }
 
   const scenario = document as Scenario;
-  for (const rule of scenario.rules ?? []) normaliseErrorForm(rule);
   scenario.scenario ??= path.basename(sourceName).replace(/\.(ya?ml|json)$/i, '');
   return { ok: true, scenario };
 }

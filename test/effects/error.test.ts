@@ -1,16 +1,19 @@
 // error: the typed AAP envelope, decided without sockets and sent through the proxy.
 import t from 'tap';
-import { createErrorEffect } from '../../src/effects/error.js';
+import { effectsOf } from '../../src/effects/registry.js';
 import { harness } from '../helpers/chaos-harness.js';
 import { envelopeProblems } from '../helpers/envelope-schemas.js';
 import { effectContext, loadedRule } from '../helpers/effect-context.js';
+import { normaliseErrorForm } from '../../src/scenario/effect-kinds.js';
 
-t.test('pure: the short form is normalised at load, and both forms decide the same envelope', async (t) => {
+t.test('pure: the short form is normalised once as effects are built, and both forms decide the same envelope', async (t) => {
   const flat = loadedRule('rules:\n  - id: a\n    error: RATE_LIMITED\n    retry_after_ms: 2000\n    message: slow down\n');
-  t.same(flat.error, { code: 'RATE_LIMITED', retry_after_ms: 2000, message: 'slow down' }, 'one shape after load');
-  t.notOk('retry_after_ms' in flat || 'message' in flat, 'the sibling keys moved into the error object');
+  t.same([flat.error, flat.retry_after_ms], ['RATE_LIMITED', 2000], 'the loaded document stays as written');
+  t.match(normaliseErrorForm(flat), { error: { code: 'RATE_LIMITED', retry_after_ms: 2000, message: 'slow down' } }, 'one shape for the effect');
+  t.notOk('retry_after_ms' in normaliseErrorForm(flat) || 'message' in normaliseErrorForm(flat), 'its sibling keys moved into the error object');
   const object = loadedRule('rules:\n  - id: a\n    error: { code: RATE_LIMITED, retry_after_ms: 2000, message: slow down }\n');
-  const [a, b] = [flat, object].map((rule) => createErrorEffect(rule).decide(effectContext({ profile: '1.3' }))!);
+  t.equal(normaliseErrorForm(object), object, 'the object form is already that shape');
+  const [a, b] = [flat, object].map((rule) => effectsOf(rule).terminal!.decide(effectContext({ profile: '1.3' }))!);
   t.equal(a.explain, 'RATE_LIMITED (retryable), retry after 2000 ms');
   t.equal(a.explain, b.explain);
   t.equal(a.action.type, 'reply');
