@@ -14,20 +14,21 @@ import type { Thresholds } from './journal/thresholds.js';
 import { startMockDealer, type RunningMockDealer } from './mock/server.js';
 import type { Profile } from './protocol/codes.js';
 import { describeProfileOrigin, type ProfileOrigin, type ProfileSetting } from './proxy/profile.js';
-import { ChaosProxy, type RequestObserver } from './proxy/server.js';
+import { ChaosProxy } from './proxy/server.js';
+import type { RequestObserver } from './journal/entry.js';
 import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type Scenario } from './scenario/load.js';
 import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
-import { startAdminServer, type AdminServer, type ControlSurface } from './control/admin.js';
+import { startAdminServer, type AdminServer } from './control/admin.js';
+import type { ControlSurface, RuntimeStatus, ScenarioInput } from './control/surface.js';
 import { EventHub } from './control/events.js';
 import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
 import { checkOptions } from './options.js';
 import { ADMIN_LISTENER, listenNamed, PROXY_LISTENER } from './listen-errors.js';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export type { RuntimeStatus, ScenarioInput } from './control/surface.js';
 
-/** A scenario as callers may give it: a built-in name, a file path, YAML or JSON text, or a parsed object. */
-export type ScenarioInput = string | Scenario;
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface MockDealerSettings {
   profile?: Profile;
@@ -99,25 +100,6 @@ export class ScenarioRejectedError extends Error {
   }
 }
 
-export interface RuntimeStatus {
-  version: string;
-  uptime_s: number;
-  url: string;
-  target: string;
-  mock_dealer: boolean;
-  profile: Profile;
-  profile_origin: ProfileOrigin;
-  extension_uri: string;
-  dry_run: boolean;
-  scenario: string | null;
-  description?: string;
-  seed: number | null;
-  rules: RuleStatus[];
-  active_faults: number;
-  journal: { entries: number; ring_size: number; file: string | null; dropped: number };
-  events: { clients: number; dropped: number };
-}
-
 /** Emits `request` with each journal line as a request finishes. */
 export type RuntimeEvents = EventEmitter<{ request: [JournalEntry] }>;
 
@@ -148,7 +130,10 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   const adminToken = opts.adminToken || (opts.env ?? process.env)[ADMIN_TOKEN_ENV] || undefined;
   assertAdminExposureAllowed(adminHost, adminToken);
 
-  const engineFor = (scenario: Scenario) => createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults });
+  // Made before the metrics exist (the first scenario decides the profile); they are told once they do.
+  let metrics: ChaosMetrics | undefined;
+  const onFaultOverflow = (rule: string) => metrics?.faultOverflowed(rule);
+  const engineFor = (scenario: Scenario) => createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults, onFaultOverflow });
   const validated = async (input: ScenarioInput): Promise<Scenario> => {
     const result = await loadScenarioInput(input);
     if (!result.ok) throw new ScenarioRejectedError(result.problems.map(formatProblem));
@@ -167,7 +152,6 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   };
 
   try {
-    let metrics: ChaosMetrics | undefined;
     const journal = new Journal({ ringSize: opts.journalRing, file: opts.journalFile, onDrop: (n) => metrics?.journalDropped('file', n) });
     await journal.open();
     cleanups.push(() => journal.close());

@@ -5,41 +5,16 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { RuleStatus, ScenarioEngine } from '../engine/decision.js';
-import type { SessionSummary } from '../engine/sessions.js';
 import { sessionRoutes, sessionQuery } from './session-routes.js';
-import type { Journal } from '../journal/journal.js';
-import type { Report } from '../journal/report.js';
-import type { RuntimeStatus, ScenarioInput } from '../runtime.js';
+import type { ScenarioEngine } from '../engine/decision.js';
+import { ApiError, type Call, type ControlSurface, type Route, type ScenarioInput } from './surface.js';
 import { listBuiltinScenarios } from '../scenario/builtin.js';
 import { dashboardFileFor, serveDashboardFile } from '../dashboard/serve.js';
 import { bearerTokenMatches, eventsAuthorization } from './auth.js';
 import { adminRequestRefusal } from './admin-guard.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from '../proxy/listener-limits.js';
-import type { EventHub } from './events.js';
-import type { ChaosMetrics } from './metrics.js';
 
-/** What the admin API drives; the runtime provides it. */
-export interface ControlSurface {
-  readonly engine: ScenarioEngine | undefined;
-  readonly journal: Journal;
-  readonly metrics: ChaosMetrics;
-  readonly hub: EventHub;
-  status(): RuntimeStatus;
-  /** Validates and swaps the scenario; throws ScenarioRejectedError and keeps the old one when invalid. */
-  use(input: ScenarioInput): Promise<ScenarioEngine>;
-  /** The rule after the change, or undefined when no loaded rule has that id. */
-  setRuleEnabled(id: string, enabled: boolean): RuleStatus | undefined;
-  /** Dry run on: rules are decided and journaled, but no fault is applied. */
-  setDryRun(enabled: boolean): void;
-  /** Counters, rate-limit state and the journal ring. */
-  reset(): void;
-  /** One session's rule state and journal lines. */
-  resetSession(id: string): void;
-  sessions(): SessionSummary[];
-  /** The report over every journal line, or over one session's. */
-  report(query?: { session?: string }): Report;
-}
+export { ApiError, type Call, type ControlSurface, type Route } from './surface.js';
 
 export interface AdminServerOptions {
   host: string;
@@ -57,31 +32,6 @@ export interface AdminServer {
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const BUILTIN_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
-
-/** An error the API answers with; anything else is a bug and answers 500 without details. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly problems?: string[],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-export interface Call {
-  req: IncomingMessage;
-  res: ServerResponse;
-  url: URL;
-  params: string[];
-}
-
-export interface Route {
-  method: string;
-  path: RegExp;
-  handle(surface: ControlSurface, call: Call): Promise<void> | void;
-}
 
 const routes: Route[] = [
   { method: 'GET', path: /^\/status$/, handle: (s, { res }) => sendJson(res, 200, s.status()) },

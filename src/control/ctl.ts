@@ -11,7 +11,7 @@ import type { RuleStatus } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
 import type { Report } from '../journal/report.js';
 import { formatReport } from '../journal/report-format.js';
-import type { RuntimeStatus } from '../runtime.js';
+import type { RuntimeStatus } from './surface.js';
 import { ADMIN_TOKEN_ENV } from './auth.js';
 import type { DroppedNotice } from './events.js';
 

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { JournalEntry } from '../journal/entry.js';
-import type { RequestObserver } from '../proxy/server.js';
+import type { RequestObserver } from '../journal/entry.js';
 
 /** Bytes a client may have waiting before its messages are dropped. */
 export const DEFAULT_EVENTS_BUFFER_BYTES = 1024 * 1024;

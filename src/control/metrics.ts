@@ -6,11 +6,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ScenarioEngine } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
-import type { RequestObserver } from '../proxy/server.js';
-import { MODIFIER_EFFECTS, TERMINAL_EFFECTS } from '../scenario/effect-kinds.js';
+import type { RequestObserver } from '../journal/entry.js';
 import { A2A_METHODS, AAP_SKILLS } from '../protocol/codes.js';
-
-const EFFECT_KEYS: readonly string[] = [...TERMINAL_EFFECTS, ...MODIFIER_EFFECTS];
 
 const KNOWN_METHODS: ReadonlySet<string> = new Set(A2A_METHODS);
 const KNOWN_SKILLS: ReadonlySet<string> = new Set(AAP_SKILLS);
@@ -19,12 +16,11 @@ export class ChaosMetrics implements RequestObserver {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'skill' | 'outcome'>;
   private readonly faults: Counter<'rule' | 'effect'>;
+  private readonly overflow: Counter<'rule'>;
   private readonly upstreamLatency: Histogram;
   private readonly journalDrops: Counter<'sink'>;
   private readonly dealerViolations: Counter<'rule' | 'severity'>;
   private readonly requestCounters = new Map<string, { inc(): void }>();
-  /** Effect keys of each rule, per engine: a swap brings its own rules. */
-  private readonly effectsByRule = new WeakMap<ScenarioEngine, Map<string, string[]>>();
 
   constructor(private readonly currentEngine: () => ScenarioEngine | undefined) {
     const registers = [this.registry];
@@ -36,8 +32,14 @@ export class ChaosMetrics implements RequestObserver {
     });
     this.faults = new Counter({
       name: 'aap_chaos_faults_injected_total',
-      help: 'Effects applied to requests, by rule id and effect (dry-run requests are not counted).',
+      help: 'Effects that acted on requests, by rule id and effect, as the journal line records them (dry-run requests are not counted).',
       labelNames: ['rule', 'effect'],
+      registers,
+    });
+    this.overflow = new Counter({
+      name: 'aap_chaos_faults_overflow_total',
+      help: 'Faults not injected because max_active_faults were already in progress, by rule id.',
+      labelNames: ['rule'],
       registers,
     });
     this.upstreamLatency = new Histogram({
@@ -85,14 +87,13 @@ export class ChaosMetrics implements RequestObserver {
     counter.inc();
     if (entry.upstream_ms !== undefined) this.upstreamLatency.observe(entry.upstream_ms / 1000);
     if (entry.conformance) for (const v of entry.conformance) this.dealerViolations.inc({ rule: v.rule, severity: v.severity });
-    if (entry.dry_run || entry.fired.length === 0) return;
-    const engine = this.currentEngine();
-    const effects = engine ? this.ruleEffects(engine) : undefined;
-    for (const rule of entry.fired) {
-      // `header:CODE` is an error forced by the x-aap-chaos request header, not a scenario rule.
-      const kinds = effects?.get(rule) ?? (rule.startsWith('header:') ? ['error'] : ['unknown']);
-      for (const effect of kinds) this.faults.inc({ rule, effect });
-    }
+    if (entry.dry_run || !entry.faults) return;
+    for (const { rule, effect } of entry.faults) this.faults.inc({ rule, effect });
+  }
+
+  /** A fault max_active_faults refused (the engine tells, as it decides). */
+  faultOverflowed(rule: string): void {
+    this.overflow.inc({ rule });
   }
 
   journalDropped(sink: 'file' | 'events', count = 1): void {
@@ -105,18 +106,5 @@ export class ChaosMetrics implements RequestObserver {
 
   get contentType(): string {
     return this.registry.contentType;
-  }
-
-  private ruleEffects(engine: ScenarioEngine): Map<string, string[]> {
-    let map = this.effectsByRule.get(engine);
-    if (!map) {
-      map = new Map();
-      const rules = (engine.definition as { rules?: Array<Record<string, unknown>> } | undefined)?.rules ?? [];
-      for (const rule of rules) {
-        if (typeof rule.id === 'string') map.set(rule.id, Object.keys(rule).filter((k) => EFFECT_KEYS.includes(k)));
-      }
-      this.effectsByRule.set(engine, map);
-    }
-    return map;
   }
 }

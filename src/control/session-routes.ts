@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { isSessionId } from '../engine/sessions.js';
-import { ApiError, type Route } from './admin.js';
+import { ApiError, type Route } from './surface.js';
 
 const PROBLEM = 'a session id is 1 to 128 printable characters without spaces';
 

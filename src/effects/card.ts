@@ -4,20 +4,13 @@
  * (`http`, `malformed_json`) or for the card to serve (`stale`, then `patch`), and still points
  * its interface URLs at itself afterwards.
  */
-import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import type { Rule } from '../scenario/types.generated.js';
 import type { ModifierEffect } from './effect.js';
 import { createDelayEffect } from './delay.js';
+import { patchJson } from './patch.js';
+import type { CardPlan } from './reply-plan.js';
 
-const { applyPatch } = fastJsonPatch;
-
-export interface CardPlan {
-  http?: { status: number; headers: Record<string, string>; body: Buffer };
-  malformedJson?: boolean;
-  /** RFC 6902 operation lists, applied in order to the card served. */
-  patches: unknown[][];
-  stale?: { minutes?: number; card?: Record<string, unknown> };
-}
+export type { CardPlan } from './reply-plan.js';
 
 /** A card that stops in the middle of its first interface: what a buyer's JSON parser must survive. */
 const MALFORMED_CARD = Buffer.from('{"name":"Dealer","description":"An agent card cut short","supportedInterfaces":[{"url":"http://');
@@ -97,11 +90,9 @@ export function faultCard(dealerCard: unknown, plan: CardPlan, history: CardHist
     }
   }
   for (const ops of plan.patches) {
-    try {
-      card = applyPatch(card, ops as Operation[], true, false).newDocument;
-    } catch (err) {
-      notes.push(`card patch not applied: ${(err as Error).message.split('\n')[0]}`);
-    }
+    const patched = patchJson(card, ops);
+    if ('doc' in patched) card = patched.doc;
+    else notes.push(`card patch not applied: ${patched.notApplied}`);
   }
   return card;
 }

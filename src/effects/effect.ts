@@ -1,13 +1,18 @@
 /**
  * The one interface every effect implements (one file per effect, as Toxiproxy keeps one file
  * per toxic). The engine applies `match`, `when` and `key` around every effect; an effect
- * never re-implements them. A terminal effect may answer instead of the dealer; a modifier
- * adds to the reply plan that the proxy carries out.
+ * never re-implements them. A terminal effect may answer instead of the dealer with one of the
+ * proxy's transport primitives (reply, reset, hang, truncate); a modifier adds to the reply plan,
+ * whose steps it also implements. Effects import protocol/, the scenario types and Node streams,
+ * never the proxy.
  */
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Profile } from '../protocol/codes.js';
 import type { JsonRpcErrorResponse } from '../protocol/envelopes.js';
-import type { CardPlan } from './card.js';
+import type { ReplyBodyKind } from '../protocol/reply-kind.js';
+import { stringifyJsonRpc } from '../protocol/rpc-id.js';
+import type { ModifierEffectKey, TerminalEffectKey } from '../scenario/effect-keys.generated.js';
+import type { ReplyPlan } from './reply-plan.js';
 
 export interface EffectContext {
   request: ClassifiedRequest;
@@ -22,7 +27,7 @@ export interface EffectContext {
   keyState: Record<string, unknown>;
 }
 
-/** What a terminal effect answers with. */
+/** What a terminal effect answers with: one of the transport primitives the proxy owns. */
 export type TerminalAction =
   | {
       type: 'reply';
@@ -31,31 +36,20 @@ export type TerminalAction =
       body: Buffer;
       /** Set when the body is a JSON-RPC error envelope (so `envelope` modifiers and the journal see it). */
       envelope?: JsonRpcErrorResponse;
+      /** What the journal calls the body, when the effect knows better than a read of it. */
+      bodyKind?: ReplyBodyKind;
     }
   | { type: 'reset' }
   | { type: 'hang'; maxMs: number }
-  | { type: 'malformed_json' }
   | { type: 'truncate'; bytes: number };
 
-/** Transforms of the reply that modifiers add up; the proxy carries them out in one place. */
-export interface ReplyPlan {
-  delayMs: number;
-  /** RFC 6902 operation lists applied in order to a JSON reply (success or error). */
-  patches: unknown[][];
-  /** `random` is the scenario's seeded generator, so shuffles repeat with the seed. */
-  envelope?: { shuffle?: boolean; unknown_detail?: boolean; random: () => number };
-  sse?: { delay_ms?: number; cut_after?: number; error_after?: number };
-  bytesPerSecond?: number;
-  /** Agent-card faults (only on GET of the card). */
-  card?: CardPlan;
-}
-
-export function emptyPlan(): ReplyPlan {
-  return { delayMs: 0, patches: [] };
+/** JSON-RPC errors travel on HTTP 200 unless a rule says otherwise. */
+export function envelopeReply(envelope: JsonRpcErrorResponse, status = 200): TerminalAction {
+  return { type: 'reply', status, headers: { 'content-type': 'application/json' }, body: Buffer.from(stringifyJsonRpc(envelope)), envelope };
 }
 
 export interface TerminalEffect {
-  readonly name: string;
+  readonly name: TerminalEffectKey;
   readonly terminal: true;
   /** The sentence the journal, `ctl events` and the report print. */
   explain(): string;
@@ -67,7 +61,7 @@ export interface TerminalEffect {
 }
 
 export interface ModifierEffect {
-  readonly name: string;
+  readonly name: ModifierEffectKey;
   readonly terminal: false;
   explain(): string;
   /** Adds this effect's contribution to the plan; returns the sentence describing what it did. */

@@ -5,8 +5,7 @@
  */
 import { buildAapError } from '../protocol/envelopes.js';
 import type { Rule } from '../scenario/types.generated.js';
-import type { TerminalEffect } from './effect.js';
-import { envelopeReply } from './terminal-errors.js';
+import { envelopeReply, type TerminalEffect } from './effect.js';
 
 /** Timer granularity allowed when a buyer waits exactly retry_after_ms. */
 const CLOCK_SLACK_MS = 1;

@@ -5,8 +5,7 @@
  */
 import { buildExtensionRequired, buildVersionNotSupported } from '../protocol/envelopes.js';
 import type { Rule } from '../scenario/types.generated.js';
-import type { TerminalEffect } from './effect.js';
-import { envelopeReply } from './terminal-errors.js';
+import { envelopeReply, type TerminalEffect } from './effect.js';
 
 export function createRequireEffect(rule: Rule): TerminalEffect {
   const req = rule.require!;

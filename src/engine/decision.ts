@@ -5,15 +5,30 @@
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Profile } from '../protocol/codes.js';
 import type { SessionSummary } from './sessions.js';
-import { emptyPlan, type ReplyPlan, type TerminalAction } from '../effects/effect.js';
+import type { TerminalAction } from '../effects/effect.js';
+import { emptyPlan, type ReplyPlan } from '../effects/reply-plan.js';
+import type { EffectKey } from '../scenario/effect-keys.generated.js';
+
+/** One effect that really acted on a request. */
+export interface AppliedEffect {
+  /** The rule id, or `header:CODE` for an error forced by the x-aap-chaos header. */
+  rule: string;
+  effect: EffectKey;
+  /** What it did, as the journal's `effects` prints it. */
+  sentence: string;
+}
 
 export interface Decision {
   /** Rule ids whose `match` held. */
   matched: string[];
   /** Rule ids that fired (`match` and `when` held). */
   fired: string[];
-  /** One sentence per effect applied. */
-  effects: string[];
+  /** One sentence per effect applied and per rule max_active_faults held back, in order (the journal's `effects`). */
+  sentences: string[];
+  /** @deprecated The same array as `sentences`, under the journal's name for it (kept for callers of decide()). */
+  readonly effects: string[];
+  /** Every effect that acted, in order: the one record the journal's `faults` and the metrics come from. */
+  applied: AppliedEffect[];
   terminal?: { ruleId: string; action: TerminalAction };
   plan: ReplyPlan;
   /** Called once when the reply is finished: releases the rule's slot under max_active_faults. */
@@ -33,6 +48,7 @@ export interface Decider {
 }
 
 const noop = () => {};
+const NO_SENTENCES = Object.freeze([]) as unknown as string[];
 
 /**
  * The decision when no rule applies: forward untouched. One shared, frozen instance: the hot path
@@ -41,15 +57,12 @@ const noop = () => {};
 export const PASS_THROUGH: Decision = Object.freeze({
   matched: Object.freeze([]) as unknown as string[],
   fired: Object.freeze([]) as unknown as string[],
-  effects: Object.freeze([]) as unknown as string[],
-  plan: Object.freeze({ ...emptyPlan(), patches: Object.freeze([]) as unknown as unknown[][] }),
+  sentences: NO_SENTENCES,
+  effects: NO_SENTENCES,
+  applied: Object.freeze([]) as unknown as AppliedEffect[],
+  plan: Object.freeze({ ...emptyPlan(), json: Object.freeze([]) as unknown as ReplyPlan['json'], stream: Object.freeze([]) as unknown as ReplyPlan['stream'] }),
   release: noop,
 });
-
-/** True when a plan leaves the dealer's reply exactly as it is. */
-export function planIsEmpty(plan: ReplyPlan): boolean {
-  return plan.delayMs === 0 && plan.patches.length === 0 && !plan.envelope && !plan.sse && !plan.bytesPerSecond && !plan.card;
-}
 
 /** Per-rule counters, as `/status` and `ctl status` show them. */
 export interface RuleStatus {

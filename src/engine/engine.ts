@@ -6,15 +6,18 @@
 import { AAP_CODES, isAapCode, type AapCode } from '../protocol/codes.js';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Rule, Scenario } from '../scenario/types.generated.js';
-import { emptyPlan, type EffectContext, type ModifierEffect, type TerminalEffect } from '../effects/effect.js';
-import { createErrorEffect } from '../effects/terminal-errors.js';
+import type { EffectContext, ModifierEffect, TerminalAction, TerminalEffect } from '../effects/effect.js';
+import { emptyPlan } from '../effects/reply-plan.js';
+import { createErrorEffect } from '../effects/error.js';
 import { effectsOf } from '../effects/registry.js';
-import { PASS_THROUGH, type Decision, type DecisionInput, type RuleStatus, type ScenarioEngine } from './decision.js';
+import { PASS_THROUGH, type AppliedEffect, type Decision, type DecisionInput, type RuleStatus, type ScenarioEngine } from './decision.js';
 import { compileMatch, RuleIndex, type CompiledMatch } from './match.js';
 import { fires } from './when.js';
 import { SessionTable, type KeyState, type SessionState } from './sessions.js';
 import { isAgentCardPath } from '../protocol/agent-card.js';
 import { boundText } from '../journal/bounds.js';
+import { clientKey } from '../journal/client-key.js';
+import { firstHeaderValue } from '../protocol/header-value.js';
 
 /** Request header that forces one fault when --allow-header-faults is on. */
 export const FAULT_HEADER = 'x-aap-chaos';
@@ -39,17 +42,41 @@ export interface EngineOptions {
   seed?: number;
   /** Honour `x-aap-chaos: <rule id | AAP code>` on requests. */
   allowHeaderFaults?: boolean;
+  /** Told of each rule whose fault max_active_faults refused (the overflow metric). */
+  onFaultOverflow?: (rule: string) => void;
 }
 
-function keyFunction(key: string | undefined): (r: ClassifiedRequest) => string {
-  if (!key || key === 'ip') return (r) => r.clientIp;
-  if (key === 'skill') return (r) => r.skill ?? '(no skill)';
-  const name = key.slice('header:'.length).toLowerCase();
-  return (r) => {
-    const v = r.headers[name];
-    // A buyer picks this value: a long one is remembered by its start and a hash.
-    return boundText((Array.isArray(v) ? v[0] : v) ?? '(absent)');
+function keyFunction(spec: string | undefined): (r: ClassifiedRequest) => string {
+  const key = clientKey(spec);
+  if (key.kind === 'ip') return (r) => r.clientIp;
+  if (key.kind === 'skill') return (r) => r.skill ?? '(no skill)';
+  const name = key.header;
+  // A buyer picks this value: a long one is remembered by its start and a hash.
+  return (r) => boundText(firstHeaderValue(r.headers, name) ?? '(absent)');
+}
+
+/**
+ * A rule fires: its modifiers add to the plan, then its terminal answer (when it has one) is
+ * taken. Each effect that acted is recorded once, with its rule and its sentence; the normal and
+ * the header-forced path both come through here.
+ */
+function fire(
+  decision: Decision,
+  rule: string,
+  modifiers: readonly ModifierEffect[],
+  terminal: { effect: TerminalEffect; answer: { action: TerminalAction; explain: string } | undefined } | undefined,
+  ctx: EffectContext,
+): void {
+  decision.fired.push(rule);
+  const record = (effect: AppliedEffect['effect'], sentence: string) => {
+    decision.applied.push({ rule, effect, sentence });
+    decision.sentences.push(sentence);
   };
+  for (const m of modifiers) record(m.name, m.apply(decision.plan, ctx));
+  if (terminal?.answer) {
+    decision.terminal = { ruleId: rule, action: terminal.answer.action };
+    record(terminal.effect.name, terminal.answer.explain);
+  }
 }
 
 function compileRule(def: Rule): CompiledRule {
@@ -71,7 +98,7 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
   const byId = new Map(rules.map((r) => [r.id, r]));
   const index = new RuleIndex(rules);
   const maxActive = scenario.max_active_faults;
-  const forcedCodeEffects = new Map<AapCode, TerminalEffect>(AAP_CODES.map((code) => [code, createErrorEffect({ id: `header:${code}`, error: code })]));
+  const forcedCodeEffects = new Map<AapCode, TerminalEffect>(AAP_CODES.map((code) => [code, createErrorEffect({ id: `header:${code}`, error: { code } })]));
 
   const stateFor = (session: SessionState, rule: CompiledRule, key: string): KeyState => {
     let keys = session.keys.get(rule.id);
@@ -94,7 +121,8 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     const now = performance.now();
     const session = sessions.get(input.session, now);
     const random = () => session.random.next();
-    const decision: Decision = { matched: [], fired: [], effects: [], plan: emptyPlan(), release: () => {} };
+    const sentences: string[] = [];
+    const decision: Decision = { matched: [], fired: [], sentences, effects: sentences, applied: [], plan: emptyPlan(), release: () => {} };
     const ctxFor = (keyState: Record<string, unknown>): EffectContext => ({ request, profile: input.profile, extensionUri: input.extensionUri, random, now, keyState });
     let holdsSlot = false;
     const takeSlot = (): boolean => {
@@ -110,22 +138,15 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     };
 
     if (forcedHeader) {
-      const value = Array.isArray(forcedHeader) ? forcedHeader[0] : forcedHeader;
+      const value = firstHeaderValue(request.headers, FAULT_HEADER);
       if (value) {
         const rule = byId.get(value);
         const terminal = rule?.terminal ?? (isAapCode(value) ? forcedCodeEffects.get(value) : undefined);
         if ((rule || terminal) && takeSlot()) {
-          const id = rule ? rule.id : `header:${value}`;
-          decision.fired.push(id);
-          if (rule) {
-            rule.fired++;
-            for (const m of rule.modifiers) decision.effects.push(m.apply(decision.plan, ctxFor({})));
-          }
-          const answer = terminal?.decide(ctxFor({}));
-          if (answer) {
-            decision.terminal = { ruleId: id, action: answer.action };
-            decision.effects.push(answer.explain);
-          }
+          if (rule) rule.fired++;
+          // A forced fault has no key state: a forced rate limit starts from an empty window.
+          const ctx = ctxFor({});
+          fire(decision, rule ? rule.id : `header:${value}`, rule?.modifiers ?? [], terminal && { effect: terminal, answer: terminal.decide(ctx) }, ctx);
           return decision;
         }
       }
@@ -145,18 +166,14 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
       const answer = rule.terminal?.decide(ctx);
       if (!answer && rule.modifiers.length === 0) continue;
       if (!takeSlot()) {
-        decision.effects.push(`${rule.id}: skipped, max_active_faults (${maxActive}) reached`);
+        decision.sentences.push(`${rule.id}: skipped, max_active_faults (${maxActive}) reached`);
+        opts.onFaultOverflow?.(rule.id);
         continue;
       }
       rule.fired++;
       state.fired++;
-      decision.fired.push(rule.id);
-      for (const m of rule.modifiers) decision.effects.push(m.apply(decision.plan, ctx));
-      if (answer) {
-        decision.terminal = { ruleId: rule.id, action: answer.action };
-        decision.effects.push(answer.explain);
-        break;
-      }
+      fire(decision, rule.id, rule.modifiers, rule.terminal && { effect: rule.terminal, answer }, ctx);
+      if (answer) break;
     }
     return decision;
   }

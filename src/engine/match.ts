@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { BodyMatcher, HeaderMatcher, Match } from '../scenario/types.generated.js';
-import { compileScenarioRegex } from '../scenario/effect-kinds.js';
+import { compileScenarioRegex } from '../scenario/regex.js';
 
 export type Predicate = (request: ClassifiedRequest, extensionUri: string) => boolean;
 

@@ -7,9 +7,11 @@
  */
 import { SeededRandom } from './random.js';
 import type { KeyCounters } from './when.js';
+import { DEFAULT_SESSION } from '../journal/entry.js';
 
-/** The session of requests that name none. */
-export const DEFAULT_SESSION = 'default';
+/** The session of requests that name none (the journal's word for it, shared). */
+export { DEFAULT_SESSION };
+
 /** Request header that names a session, unless configured otherwise. */
 export const DEFAULT_SESSION_HEADER = 'x-aap-chaos-session';
 /** Sessions kept besides the default one; the least recently used is forgotten past this. */

@@ -6,9 +6,20 @@
  * with a secret made at start. Equal values map to equal keys for the life of the process.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { firstHeaderValue } from '../protocol/header-value.js';
 
 export const IP_CLIENT_KEY = 'ip';
 const HEADER_PREFIX = 'header:';
+
+/** A `key` as a rule or --client-key writes it: `ip`, `skill` or `header:NAME`. */
+export type ClientKey = { kind: 'ip' } | { kind: 'skill' } | { kind: 'header'; header: string };
+
+/** The one parser of a key spec; NAME is lower-cased, as Node gives header names. */
+export function clientKey(spec: string | undefined): ClientKey {
+  if (spec?.startsWith(HEADER_PREFIX)) return { kind: 'header', header: spec.slice(HEADER_PREFIX.length).toLowerCase() };
+  return spec === 'skill' ? { kind: 'skill' } : { kind: 'ip' };
+}
 
 export interface ClientKeySource {
   /** `ip` or `header:NAME` (NAME lower-cased). */
@@ -17,10 +28,10 @@ export interface ClientKeySource {
   header?: string;
 }
 
+/** Who journal lines are attributed to: a header, else the address (a skill is no client). */
 export function clientKeySource(spec: string | undefined): ClientKeySource {
-  if (spec === undefined || !spec.startsWith(HEADER_PREFIX)) return { name: IP_CLIENT_KEY };
-  const header = spec.slice(HEADER_PREFIX.length).toLowerCase();
-  return { name: `${HEADER_PREFIX}${header}`, header };
+  const key = clientKey(spec);
+  return key.kind === 'header' ? { name: `${HEADER_PREFIX}${key.header}`, header: key.header } : { name: IP_CLIENT_KEY };
 }
 
 /**
@@ -56,10 +67,9 @@ export class ClientKeyHasher {
   }
 
   /** The client of one request under `source`; a missing header is named, not hashed. */
-  clientOf(source: ClientKeySource, headers: Record<string, string | string[] | undefined>, ip: string): string {
+  clientOf(source: ClientKeySource, headers: IncomingHttpHeaders, ip: string): string {
     if (source.header === undefined) return ip;
-    const raw = headers[source.header];
-    const value = Array.isArray(raw) ? raw[0] : raw;
+    const value = firstHeaderValue(headers, source.header);
     return value === undefined ? `${source.header}:(none)` : this.hash(value);
   }
 }

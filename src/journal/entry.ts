@@ -48,6 +48,8 @@ export interface JournalEntry {
   fired: string[];
   /** One sentence per effect applied, e.g. "RATE_LIMITED, retry after 2000 ms". */
   effects: string[];
+  /** Each effect that really acted, by rule (`header:CODE` when forced by the header) and effect key; absent when none did. */
+  faults?: FaultRecord[];
   /** HTTP status sent to the buyer (0 when the connection was reset or the buyer left first). */
   status: number;
   source: ReplySource;
@@ -84,6 +86,19 @@ export interface JournalEntry {
   reply_error?: ReplyErrorRecord;
   /** With --check-dealer: the rules the dealer's reply broke ([] when it was checked and kept them all). */
   conformance?: Violation[];
+}
+
+/** The session of requests that name none. */
+export const DEFAULT_SESSION = 'default';
+
+export interface FaultRecord {
+  rule: string;
+  effect: string;
+}
+
+/** What is told of every finished request: the journal, the metrics and the event hub. */
+export interface RequestObserver {
+  onRequestDone(entry: JournalEntry): void;
 }
 
 export interface ReplyErrorRecord {

@@ -5,9 +5,9 @@
  * slow disk never delays a buyer.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import type { RequestObserver } from '../proxy/server.js';
+import type { RequestObserver } from './entry.js';
 import type { JournalEntry } from './entry.js';
-import { DEFAULT_SESSION } from '../engine/sessions.js';
+import { DEFAULT_SESSION } from './entry.js';
 import { approxBytes } from './bounds.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;

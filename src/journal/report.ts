@@ -1,16 +1,12 @@
 /**
  * The buyer-resilience report: every check of `checks/` graded for every client key in a
- * journal, and the `aap-chaos report` command that turns a journal file into a CI verdict.
+ * journal. The `aap-chaos report` command that prints it lives in report-command.ts.
  */
-import { writeFile } from 'node:fs/promises';
 import type { Profile } from '../protocol/codes.js';
 import { CHECKS, type CheckName, type ClientJournal, type Verdict } from './checks/index.js';
 import type { JournalEntry } from './entry.js';
-import { toJUnit } from './junit.js';
-import { JournalReadError, readJournal } from './read-journal.js';
-import { formatReport } from './report-format.js';
 import { dealerConformanceSection, type DealerConformanceSection } from './dealer-conformance.js';
-import { resolveThresholds, ThresholdError, type Thresholds } from './thresholds.js';
+import { resolveThresholds, type Thresholds } from './thresholds.js';
 
 export type { CheckName, Verdict } from './checks/index.js';
 
@@ -92,39 +88,4 @@ function clientKeyOf(requests: readonly JournalEntry[]): string {
   const keys = new Set(requests.map((e) => e.client_key ?? 'unknown'));
   if (keys.size === 0) return 'unknown';
   return keys.size === 1 ? [...keys][0] : 'mixed';
-}
-
-export interface ReportCommandOptions extends ReportOptions {
-  /** Print the report as JSON instead of the table. */
-  json?: boolean;
-  /** Also write JUnit XML to this file. */
-  junit?: string;
-}
-
-/** Exit codes of `aap-chaos report`. */
-export const REPORT_EXIT = { ok: 0, failed: 1, unreadable: 2 } as const;
-
-/**
- * `aap-chaos report JOURNAL.jsonl`: exit 0 when nothing failed, 1 when a check failed, 2 when
- * the journal (or a threshold, or the JUnit file) could not be used — with a message saying where.
- */
-export async function runReportCommand(file: string, opts: ReportCommandOptions = {}): Promise<{ exitCode: number; output: string }> {
-  let report: Report;
-  try {
-    report = buildReport(await readJournal(file), opts);
-  } catch (err) {
-    if (err instanceof JournalReadError || err instanceof ThresholdError) {
-      return { exitCode: REPORT_EXIT.unreadable, output: `aap-chaos report: ${err.message}` };
-    }
-    throw err;
-  }
-  if (opts.junit !== undefined) {
-    try {
-      await writeFile(opts.junit, toJUnit(report), 'utf8');
-    } catch (err) {
-      return { exitCode: REPORT_EXIT.unreadable, output: `aap-chaos report: cannot write JUnit file ${opts.junit}: ${(err as Error).message}` };
-    }
-  }
-  const output = opts.json ? JSON.stringify(report, null, 2) : formatReport(report);
-  return { exitCode: report.ok ? REPORT_EXIT.ok : REPORT_EXIT.failed, output };
 }

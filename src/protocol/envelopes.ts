@@ -5,6 +5,7 @@
  */
 import { newUlid } from './ids.js';
 import type { JsonRpcId } from './rpc-id.js';
+import type { ValidationProblem } from './validation-problem.js';
 import { deriveValidationErrors, type ValidatedRequest } from './validation-details.js';
 import {
   A2A_ERROR_DOMAIN,
@@ -25,11 +26,8 @@ import {
 
 export type { JsonRpcId } from './rpc-id.js';
 
-export interface ValidationProblem {
-  instanceLocation: string;
-  keyword: string;
-  error: string;
-}
+// In a file of its own, so the validators that produce problems need not import this one.
+export type { ValidationProblem } from './validation-problem.js';
 
 export interface JsonRpcError {
   code: number;

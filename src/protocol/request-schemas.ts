@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { AAP_SKILLS, AAP_SKILL_SLUGS, SALE_CONDITIONS, TRADE_IN_CONDITIONS, type AapSkill } from './codes.js';
-import type { ValidationProblem } from './envelopes.js';
+import type { ValidationProblem } from './validation-problem.js';
 
 /** schema/ sits two levels above both src/protocol/ and dist/protocol/, so one relative URL serves both. */
 const SCHEMA_DIR = new URL('../../schema/aap/', import.meta.url);

@@ -9,7 +9,7 @@
  *   entry per code, pointing at a field the request really has where the code allows it.
  */
 import { isAapSkill, SALE_CONDITIONS, TRADE_IN_CONDITIONS, type AapCode } from './codes.js';
-import type { ValidationProblem } from './envelopes.js';
+import type { ValidationProblem } from './validation-problem.js';
 import { CONDITION_FIELDS, conditionProblems, escapePointer, requiredFieldPointers, testDriveProblems, validateSkillRequest } from './request-schemas.js';
 
 /** What the derivation reads from a classified request. */

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import { buildRequestRefused } from '../protocol/envelopes.js';
 import type { JsonRpcErrorResponse } from '../protocol/envelopes.js';
+import { SOURCE_HEADER } from './marker-headers.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -54,10 +55,10 @@ export function bodyTooLargeIn(err: unknown): BodyTooLargeError | undefined {
 }
 
 /** Sends the 413 refusal (connection: close) and returns the envelope the buyer got. */
-export function sendBodyTooLarge(res: ServerResponse, err: BodyTooLargeError, sourceHeader: string): JsonRpcErrorResponse {
+export function sendBodyTooLarge(res: ServerResponse, err: BodyTooLargeError): JsonRpcErrorResponse {
   const envelope = buildRequestRefused(err.message);
   const bytes = Buffer.from(JSON.stringify(envelope));
-  res.writeHead(413, { 'content-type': 'application/json', 'content-length': bytes.length, connection: 'close', [sourceHeader]: 'proxy' });
+  res.writeHead(413, { 'content-type': 'application/json', 'content-length': bytes.length, connection: 'close', [SOURCE_HEADER]: 'proxy' });
   res.end(bytes);
   return envelope;
 }

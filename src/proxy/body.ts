@@ -123,9 +123,9 @@ export interface BodyLimits {
  * answered 413 here. A streamed body is capped, so it fails upstream once past the limit (the
  * caller answers that with sendBodyTooLarge). A body that stalls or is abandoned ends in a refusal.
  */
-export async function readBodyWithinLimits(req: IncomingMessage, res: ServerResponse, limits: BodyLimits, sourceHeader: string): Promise<RequestBody & { refusal?: BodyRefusal }> {
+export async function readBodyWithinLimits(req: IncomingMessage, res: ServerResponse, limits: BodyLimits): Promise<RequestBody & { refusal?: BodyRefusal }> {
   const { maxInspectBytes, maxBodyBytes } = limits;
-  const refuse = (err: BodyTooLargeError) => ({ oversized: true, forward: null, refusal: { status: 413 as const, note: err.message, envelope: sendBodyTooLarge(res, err, sourceHeader) } });
+  const refuse = (err: BodyTooLargeError) => ({ oversized: true, forward: null, refusal: { status: 413 as const, note: err.message, envelope: sendBodyTooLarge(res, err) } });
   const declared = declaredBodyTooLarge(req, maxBodyBytes);
   if (declared) return refuse(declared);
   let body: RequestBody;
@@ -141,4 +141,11 @@ export async function readBodyWithinLimits(req: IncomingMessage, res: ServerResp
   // Past the inspection limit and the body limit at once: nothing to stream.
   if (maxBodyBytes <= maxInspectBytes) return refuse(new BodyTooLargeError(maxBodyBytes));
   return { oversized: true, forward: capStreamedBody(body.forward, maxBodyBytes) };
+}
+
+/** Every chunk of a body, once it has ended. */
+export async function collect(body: AsyncIterable<Buffer>): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(c);
+  return chunks;
 }

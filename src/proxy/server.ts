@@ -1,42 +1,29 @@
 /**
- * The request path, top to bottom: accept → classify once → decide → apply effects →
- * forward or answer → journal. A reader can follow one request through this file.
+ * The proxy server: its options, its listener's life (listen, drain, close) and what every
+ * request shares (the dealer connection pool, the profile, the engine in force, the observers).
+ * One request's path is in request-path.ts.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js';
+import http, { type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { ClassifiedRequest } from '../protocol/classify.js';
 import { buildUpstreamUnreachable } from '../protocol/envelopes.js';
-import { rpcIdFromText, stringifyJsonRpc, topLevelIdText, withExactId } from '../protocol/rpc-id.js';
-import { CONDITIONAL_REQUEST_HEADERS, isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent-card.js';
-import type { ReplyPlan, TerminalAction } from '../effects/effect.js';
-import { PASS_THROUGH, planIsEmpty, type Decider, type Decision } from '../engine/decision.js';
-import type { JournalEntry } from '../journal/entry.js';
-import type { Profile } from '../protocol/codes.js';
-import { describeUpstreamError, endToEndHeaders, Forwarder, type DealerTls, type UpstreamHead } from './forward.js';
-import { ID_SCAN_BYTES, readBodyWithinLimits, readPrefix, type BodyRefusal } from './body.js';
-import { answerClientError, listenerOptions, type ListenerTimeouts } from './listener-limits.js';
-import { bodyTooLargeIn, DEFAULT_MAX_BODY_BYTES, sendBodyTooLarge } from './body-limit.js';
-import { endConnection, resetConnection } from './connection-faults.js';
-import { ProfileTracker, type ProfileSetting } from './profile.js';
-import { applyJsonPlan, malformedJsonBody, sseFaults, throttle } from './transforms.js';
-import { buildJournalEntry } from '../journal/facts.js';
-import { sessionOf } from './session-header.js';
+import { stringifyJsonRpc } from '../protocol/rpc-id.js';
+import { CardHistory } from '../effects/card.js';
+import type { Decider } from '../engine/decision.js';
 import { DEFAULT_SESSION_HEADER } from '../engine/sessions.js';
-import { boundJournalEntry } from '../journal/bounds.js';
-import { BuyerWatch, collect, DealerReplyWatch, noteError, pipeToBuyer, readDealerJson, type Outcome } from './reply-io.js';
-import { readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
+import type { RequestObserver } from '../journal/entry.js';
 import { ClientKeyHasher, clientKeySource, scenarioHeaderKey, type ClientKeySource } from '../journal/client-key.js';
-import { dealerViolations, DealerReplyCopy, isCheckedRequest } from './dealer-check.js';
-import { CardHistory, cardReplacement, faultCard } from '../effects/card.js';
+import { Forwarder, type DealerTls } from './forward.js';
+import { answerClientError, listenerOptions, type ListenerTimeouts } from './listener-limits.js';
+import { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
+import { ProfileTracker, type ProfileSetting } from './profile.js';
+import { SOURCE_HEADER } from './marker-headers.js';
+import type { ProxyContext, RequestSettings } from './exchange.js';
+import { handleRequest } from './request-path.js';
 
 const IP_SOURCE: ClientKeySource = clientKeySource(undefined);
 
-/** Response header on every reply the proxy wrote itself because the dealer could not be reached. */
-export const SOURCE_HEADER = 'x-aap-chaos-source';
-/** Response header naming the rule whose terminal effect answered instead of the dealer. */
-export const RULE_HEADER = 'x-aap-chaos-rule';
+export { RULE_HEADER, SOURCE_HEADER } from './marker-headers.js';
 
 export interface ProxyOptions {
   target: string;
@@ -72,11 +59,7 @@ export interface ProxyOptions {
   tls?: DealerTls;
 }
 
-export interface RequestObserver {
-  onRequestDone(entry: JournalEntry): void;
-}
-
-export class ChaosProxy {
+export class ChaosProxy implements ProxyContext {
   readonly server: http.Server;
   readonly forwarder: Forwarder;
   readonly profile: ProfileTracker;
@@ -86,25 +69,31 @@ export class ChaosProxy {
   /** The dealer's cards as they passed through, for `card: { stale }`. */
   readonly cardHistory = new CardHistory();
   dryRun: boolean;
-  private readonly opts: Required<Pick<ProxyOptions, 'maxInspectBytes' | 'rewriteCard'>> & ProxyOptions;
-  private readonly sessionHeader: string;
+  readonly settings: RequestSettings;
+  private readonly opts: ProxyOptions;
   /** The client key the options fixed; undefined lets the scenario's rules decide. */
   private readonly fixedClientKey: ClientKeySource | undefined;
   private readonly clientKeys = new ClientKeyHasher();
   private readonly scenarioClientKeys = new WeakMap<Decider, ClientKeySource>();
-  private readonly sockets = new Set<import('node:net').Socket>();
+  private readonly sockets = new Set<Socket>();
   private closing = false;
 
   constructor(opts: ProxyOptions) {
+    this.opts = opts;
     // `??`, not a spread: callers pass `undefined` for "not set", which must keep the default.
-    this.opts = { ...opts, maxInspectBytes: opts.maxInspectBytes ?? 1024 * 1024, rewriteCard: opts.rewriteCard ?? true };
+    this.settings = {
+      maxInspectBytes: opts.maxInspectBytes ?? 1024 * 1024,
+      maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      rewriteCard: opts.rewriteCard ?? true,
+      checkDealer: opts.checkDealer ?? false,
+      sessionHeader: (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase(),
+    };
     this.dryRun = opts.dryRun ?? false;
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
-    this.sessionHeader = (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase();
     this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;
     this.server = http.createServer({ keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
-      this.handle(req, res).catch((err) => this.failSafe(res, err));
+      handleRequest(this, req, res).catch((err) => this.failSafe(res, err));
     });
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
@@ -147,377 +136,15 @@ export class ChaosProxy {
     await this.forwarder.destroy();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const startedAt = Date.now();
-    const t0 = performance.now();
-    const body = await readBodyWithinLimits(req, res, { maxInspectBytes: this.opts.maxInspectBytes, maxBodyBytes: this.opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }, SOURCE_HEADER);
-    const request = classifyRequest({
-      method: req.method ?? 'GET',
-      url: req.url ?? '/',
-      headers: req.headers,
-      clientIp: req.socket.remoteAddress ?? 'unknown',
-      body: body.buffer,
-      oversized: body.oversized,
-    });
-    const { profile, extensionUri } = this.profile;
-    const inForce = { profile, extensionUri };
-    const decider = this.decider;
-    const notes: string[] = [];
-    const session = sessionOf(request.headers, this.sessionHeader, notes);
-    if (body.refusal) {
-      this.record(request, decider, PASS_THROUGH, refusalOutcome(body.refusal, notes), res, startedAt, performance.now() - t0, body.refusal.status === 0, inForce, session);
-      return;
-    }
-    const decision = decider ? decider.decide({ request, profile, extensionUri, session }) : PASS_THROUGH;
-
-    const outcome: Outcome = { source: 'dealer', notes };
-    let terminal = decision.terminal;
-    let plan = decision.plan;
-    if (this.dryRun) {
-      terminal = undefined;
-      plan = PASS_THROUGH.plan;
-    }
-    const isCard = (this.opts.rewriteCard || plan.card !== undefined) && request.httpMethod === 'GET' && isAgentCardPath(request.path);
-    // The buyer leaving cancels everything still pending for it: the dealer call, a delay, a hang.
-    const buyer = new BuyerWatch(res);
-    try {
-      if (!terminal && !isCard && planIsEmpty(plan)) {
-        await this.passThrough(res, request, body.forward, buyer, outcome);
-      } else {
-        try {
-          if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal: buyer.signal });
-          if (terminal) await this.answerInjected(req, res, request, terminal, plan, body.forward, buyer, outcome);
-          else await this.forward(req, res, request, plan, isCard, body.forward, buyer, outcome);
-        } catch (err) {
-          if (!buyer.gone) throw err;
-        }
-      }
-    } finally {
-      decision.release();
-      // Answered before the body was read through (the dealer replied early, or a fault did):
-      // the rest of it would block the connection, so it closes once this reply is out.
-      if (!req.complete) void endConnection(res);
-      // While draining, a keep-alive connection is let go as soon as its last reply is out,
-      // instead of holding close() open until the drain timeout.
-      if (this.closing) setImmediate(() => this.server.closeIdleConnections());
-    }
-    this.record(request, decider, decision, outcome, res, startedAt, performance.now() - t0, !res.writableFinished, inForce, session);
+  replyDone(): void {
+    // While draining, a keep-alive connection is let go as soon as its last reply is out,
+    // instead of holding close() open until the drain timeout.
+    if (this.closing) setImmediate(() => this.server.closeIdleConnections());
   }
 
-  /** A terminal effect answers instead of the dealer. */
-  private async answerInjected(
-    req: IncomingMessage,
-    res: ServerResponse,
-    request: ClassifiedRequest,
-    terminal: { ruleId: string; action: TerminalAction },
-    plan: ReplyPlan,
-    forwardBody: Buffer | Readable | null,
-    buyer: BuyerWatch,
-    outcome: Outcome,
-  ): Promise<void> {
-    const { action, ruleId } = terminal;
-    outcome.source = 'injected';
-    switch (action.type) {
-      case 'reply': {
-        let bodyBytes = action.body;
-        if (!action.envelope && request.kind === 'jsonrpc') {
-          // An `http:` reply: what the buyer can make of its body (an HTML 502 is no answer at all).
-          const read = String(action.headers?.['content-type'] ?? '').includes('json') ? readRpcReplyBytes(action.body) : { kind: 'not_jsonrpc' as const, error: undefined };
-          if (read.error) outcome.error = read.error;
-          else outcome.body = read.kind;
-        }
-        if (action.envelope) {
-          outcome.error = action.envelope.error;
-          let envelope: unknown = action.envelope;
-          // Too large to classify: the id is looked for in the body's first bytes only (null if not there).
-          if (request.kind === 'oversized') envelope = { ...action.envelope, id: rpcIdFromText(topLevelIdText(await readPrefix(forwardBody, ID_SCAN_BYTES, buyer.signal))) };
-          if (plan.envelope) envelope = applyJsonPlan(envelope, { ...plan, patches: [] }, this.profile.profile, outcome.notes);
-          if (envelope !== action.envelope) bodyBytes = Buffer.from(stringifyJsonRpc(envelope));
-        }
-        const headers: Record<string, string | number> = { ...action.headers, [RULE_HEADER]: ruleId };
-        if (!('content-length' in headers)) headers['content-length'] = bodyBytes.length;
-        // The unread rest of an oversized body must not be taken for the next request.
-        if (request.kind === 'oversized') headers.connection = 'close';
-        outcome.status = action.status;
-        await this.sendBytes(res, action.status, headers, bodyBytes, plan, buyer);
-        return;
-      }
-      case 'reset':
-        outcome.status = 0;
-        outcome.lost = 'reset';
-        await resetConnection(res);
-        return;
-      case 'hang':
-        outcome.status = 0;
-        outcome.lost = 'hang';
-        try {
-          await sleep(action.maxMs, undefined, { signal: buyer.signal });
-        } catch {
-          return; // the buyer gave up first
-        }
-        res.destroy(); // Node waits until earlier pipelined replies are out
-        return;
-      case 'malformed_json': {
-        const bytes = malformedJsonBody(request.id);
-        outcome.status = 200;
-        outcome.body = 'malformed_json';
-        await this.sendBytes(res, 200, { 'content-type': 'application/json', 'content-length': bytes.length, [RULE_HEADER]: ruleId }, bytes, plan, buyer);
-        return;
-      }
-      case 'truncate': {
-        const up = await this.callDealer(res, request, forwardBody, buyer.signal, outcome);
-        if (!up) return;
-        outcome.status = up.statusCode;
-        res.writeHead(up.statusCode, endToEndHeaders(up.headers));
-        let sent = 0;
-        for await (const chunk of up.body as AsyncIterable<Buffer>) {
-          const room = action.bytes - sent;
-          if (chunk.length >= room) {
-            if (room > 0) res.write(chunk.subarray(0, room));
-            up.body.destroy();
-            outcome.lost = 'truncated';
-            // The bytes written so far still go out; then the connection closes mid-body.
-            await endConnection(res);
-            return;
-          }
-          res.write(chunk);
-          sent += chunk.length;
-        }
-        res.end(); // the reply was shorter than the cut: nothing to truncate
-        return;
-      }
-    }
-  }
-
-  /** Forwards to the dealer for a reply that the plan (or the card rewrite) changes. */
-  private async forward(
-    req: IncomingMessage,
-    res: ServerResponse,
-    request: ClassifiedRequest,
-    plan: ReplyPlan,
-    isCard: boolean,
-    forwardBody: Buffer | Readable | null,
-    buyer: BuyerWatch,
-    outcome: Outcome,
-  ): Promise<void> {
-    const replacement = plan.card && cardReplacement(plan.card);
-    if (replacement) {
-      outcome.source = 'injected';
-      outcome.status = replacement.status;
-      await this.sendBytes(res, replacement.status, { ...replacement.headers, 'content-length': replacement.body.length }, replacement.body, plan, buyer);
-      return;
-    }
-    const up = await this.callDealer(res, request, forwardBody, buyer.signal, outcome, isCard);
-    if (!up) return;
-    outcome.status = up.statusCode;
-    const copy = (outcome.dealerCopy = this.dealerCopyFor(request, up.statusCode, up.headers));
-    const headers = endToEndHeaders(up.headers);
-    const contentType = String(headers['content-type'] ?? '');
-
-    const wantsJson = isCard || plan.patches.length > 0 || plan.envelope !== undefined;
-    if (wantsJson && contentType.includes('json')) {
-      const raw = Buffer.concat(await collect(up.body as AsyncIterable<Buffer>));
-      copy?.push(raw);
-      let bytes: Buffer = raw;
-      try {
-        let json = JSON.parse(raw.toString('utf8')) as unknown;
-        if (isCard && json && typeof json === 'object' && !Array.isArray(json)) {
-          this.profile.observeCard(json);
-          this.cardHistory.record(json);
-          if (plan.card) json = faultCard(json, plan.card, this.cardHistory, outcome.notes);
-          // After a card fault too: a changed card must not send buyers around the proxy.
-          if (this.opts.rewriteCard && json && typeof json === 'object' && !Array.isArray(json))
-            json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, this.forwarder.basePath);
-        }
-        json = withExactId(applyJsonPlan(json, plan, this.profile.profile, outcome.notes), raw);
-        noteError(outcome, json);
-        if (!isCard && request.kind === 'jsonrpc' && !outcome.error) outcome.body = readRpcReply(json).kind;
-        bytes = Buffer.from(stringifyJsonRpc(json));
-      } catch {
-        outcome.notes.push('reply not changed: the dealer response is not valid JSON');
-        if (request.kind === 'jsonrpc') outcome.body = 'malformed_json';
-      }
-      delete headers['content-length'];
-      delete headers['content-encoding'];
-      let status = up.statusCode;
-      if (isCard) ({ status, bytes } = servedCard(headers, bytes, status, req.headers['if-none-match']));
-      outcome.status = status;
-      headers['content-length'] = String(bytes.length);
-      await this.sendBytes(res, status, headers, bytes, plan, buyer);
-      return;
-    }
-    if (wantsJson) outcome.notes.push(`reply not changed: content-type "${contentType}" is not JSON`);
-
-    let stream: Readable = up.body;
-    if (copy) stream.on('data', (chunk: Buffer) => copy.push(chunk));
-    if (plan.sse) {
-      if (contentType.startsWith('text/event-stream')) stream = stream.pipe(sseFaults(plan.sse, request.id, this.profile.profile));
-      else outcome.notes.push(`stream faults not applied: content-type "${contentType}" is not text/event-stream`);
-    }
-    if (plan.bytesPerSecond) stream = stream.pipe(throttle(plan.bytesPerSecond));
-    if (plan.sse) delete headers['content-length']; // events may be cut or replaced
-    res.writeHead(up.statusCode, headers);
-    res.flushHeaders();
-    const watch = isCard ? undefined : new DealerReplyWatch(up.statusCode, contentType, request.kind === 'jsonrpc');
-    const piped = pipeToBuyer(stream, res, buyer.signal, () => (outcome.lost = 'truncated'));
-    // Attached after the pipe, so both see every chunk (what the buyer got, faults included).
-    if (watch) stream.on('data', (chunk: Buffer) => watch.push(chunk));
-    await piped;
-    watch?.finish(outcome);
-  }
-
-  /** The hot path: no effect touches this reply, so its bytes go straight through. */
-  private passThrough(res: ServerResponse, request: ClassifiedRequest, forwardBody: Buffer | Readable | null, buyer: BuyerWatch, outcome: Outcome): Promise<void> {
-    const upstreamStart = performance.now();
-    return new Promise<void>((resolve) => {
-      let watch: DealerReplyWatch | undefined;
-      this.forwarder.dispatch(
-        { path: this.forwarder.upstreamPath(request.url), method: request.httpMethod, headers: this.upstreamHeaders(request), body: forwardBody },
-        (abort) => buyer.onGone(abort),
-        {
-          onHead: (head: UpstreamHead) => {
-            outcome.status = outcome.upstreamStatus = head.statusCode;
-            outcome.upstreamMs = performance.now() - upstreamStart;
-            outcome.dealerCopy = this.dealerCopyFor(request, head.statusCode, head.headers);
-            const headers = endToEndHeaders(head.headers);
-            const ct = headers['content-type'];
-            // A JSON reply may be the dealer's own error, which the journal names.
-            watch = new DealerReplyWatch(head.statusCode, typeof ct === 'string' ? ct : '', request.kind === 'jsonrpc');
-            res.writeHead(head.statusCode, headers);
-            if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
-          },
-          onData: (chunk) => {
-            outcome.dealerCopy?.push(chunk);
-            watch?.push(chunk);
-            return res.write(chunk);
-          },
-          onDrain: (resume) => res.once('drain', resume),
-          onEnd: () => {
-            res.end();
-            watch?.finish(outcome);
-            resolve();
-          },
-          onError: (err) => {
-            if (res.headersSent) {
-              // The dealer died mid-reply: the buyer sees a broken response.
-              if (!buyer.gone) outcome.lost = 'truncated';
-              res.destroy(err);
-            } else if (!buyer.gone) this.answerUnreachable(res, request, err, outcome);
-            resolve();
-          },
-        },
-      );
-    });
-  }
-
-  /** Calls the dealer for a reply that effects will look at; answers 502 itself when that fails. */
-  private async callDealer(
-    res: ServerResponse,
-    request: ClassifiedRequest,
-    forwardBody: Buffer | Readable | null,
-    signal: AbortSignal,
-    outcome: Outcome,
-    identity = false,
-  ) {
-    const upstreamStart = performance.now();
-    const headers = this.upstreamHeaders(request);
-    if (identity) {
-      // The card is rewritten: ask for plain bytes, and for all of them (conditional requests are answered here).
-      delete headers['accept-encoding'];
-      for (const name of CONDITIONAL_REQUEST_HEADERS) delete headers[name];
-    }
-    try {
-      const up = await this.forwarder.request({ path: this.forwarder.upstreamPath(request.url), method: request.httpMethod, headers, body: forwardBody, signal });
-      outcome.upstreamStatus = up.statusCode;
-      outcome.upstreamMs = performance.now() - upstreamStart;
-      return up;
-    } catch (err) {
-      if (!signal.aborted) this.answerUnreachable(res, request, err, outcome);
-      return undefined;
-    }
-  }
-
-  /** With --check-dealer, a bounded copy of a reply the conformance rules look at. */
-  private dealerCopyFor(request: ClassifiedRequest, status: number, headers: import('node:http').IncomingHttpHeaders): DealerReplyCopy | undefined {
-    return this.opts.checkDealer && isCheckedRequest(request) ? new DealerReplyCopy(status, headers, this.opts.maxInspectBytes) : undefined;
-  }
-
-  private upstreamHeaders(request: ClassifiedRequest): Record<string, string | string[]> {
-    const headers = endToEndHeaders(request.headers);
-    const ip = request.clientIp;
-    const prior = headers['x-forwarded-for'];
-    headers['x-forwarded-for'] = prior ? `${prior}, ${ip}` : ip;
-    if (request.headers.host) headers['x-forwarded-host'] ??= request.headers.host;
-    headers['x-forwarded-proto'] ??= 'http';
-    if (Buffer.isBuffer(request.body)) delete headers['content-length'];
-    return headers;
-  }
-
-  /** The dealer could not be reached: a -32603 envelope on HTTP 502, marked as the proxy's own. */
-  private answerUnreachable(res: ServerResponse, request: ClassifiedRequest, err: unknown, outcome: Outcome): void {
-    const tooLarge = bodyTooLargeIn(err);
-    if (tooLarge && !res.headersSent) {
-      // Not the dealer's failure: the buyer's chunked body outgrew --max-body on the way.
-      Object.assign(outcome, refusalOutcome({ status: 413, note: tooLarge.message, envelope: sendBodyTooLarge(res, tooLarge, SOURCE_HEADER) }, outcome.notes));
-      return;
-    }
-    const { cause } = describeUpstreamError(err, this.forwarder.origin);
-    const envelope = buildUpstreamUnreachable(this.profile.profile, request.id, cause);
-    const bytes = Buffer.from(stringifyJsonRpc(envelope));
-    outcome.source = 'proxy';
-    outcome.status = 502;
-    outcome.error = envelope.error;
-    outcome.notes.push(cause);
-    if (res.headersSent) {
-      outcome.lost = 'truncated';
-      res.destroy();
-      return;
-    }
-    res.writeHead(502, { 'content-type': 'application/json', 'content-length': bytes.length, [SOURCE_HEADER]: 'proxy' });
-    res.end(bytes);
-  }
-
-  /** Sends a complete body, slowly when the plan says so. */
-  private async sendBytes(res: ServerResponse, status: number, headers: Record<string, string | number | string[]>, bytes: Buffer, plan: ReplyPlan, buyer: BuyerWatch): Promise<void> {
-    if (!plan.bytesPerSecond) {
-      res.writeHead(status, headers);
-      res.end(bytes);
-      return;
-    }
-    res.writeHead(status, headers);
-    res.flushHeaders();
-    await pipeToBuyer(Readable.from([bytes]).pipe(throttle(plan.bytesPerSecond)), res, buyer.signal);
-  }
-
-  private record(
-    request: ClassifiedRequest,
-    decider: Decider | undefined,
-    decision: Decision,
-    outcome: Outcome,
-    res: ServerResponse,
-    startedAt: number,
-    durationMs: number,
-    aborted: boolean,
-    inForce: { profile: Profile; extensionUri: string },
-    session: string | undefined,
-  ): void {
-    if (this.observers.length === 0) return;
-    readDealerJson(outcome, request.kind === 'jsonrpc');
+  clientOf(decider: Decider | undefined, request: ClassifiedRequest): { client: string; clientKey: string } {
     const source = this.clientKeySourceFor(decider);
-    const entry = boundJournalEntry(buildJournalEntry(request, decision, outcome, {
-      startedAt,
-      durationMs,
-      client: this.clientKeys.clientOf(source, request.headers, request.clientIp),
-      clientKey: source.name,
-      status: aborted ? 0 : (outcome.status ?? res.statusCode),
-      aborted,
-      dryRun: this.dryRun,
-      ...inForce,
-      session,
-    }));
-    // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.
-    if (outcome.dealerCopy && !aborted) entry.conformance = dealerViolations(request, outcome.dealerCopy, this.profile);
-    for (const o of this.observers) o.onRequestDone(entry);
+    return { client: this.clientKeys.clientOf(source, request.headers, request.clientIp), clientKey: source.name };
   }
 
   /** The option's client key, else the one header the scenario's rules all key on, else the address. */
@@ -543,12 +170,6 @@ export class ChaosProxy {
     res.writeHead(500, { 'content-type': 'application/json', 'content-length': bytes.length, [SOURCE_HEADER]: 'proxy' });
     res.end(bytes);
   }
-}
-
-/** What the journal says of a request the proxy refused (or lost) while reading its body. */
-function refusalOutcome(refusal: BodyRefusal, notes: string[]): Outcome {
-  notes.push(refusal.note);
-  return { source: 'proxy', notes, status: refusal.status, error: refusal.envelope?.error };
 }
 
 export interface StartedProxy {

@@ -7,11 +7,10 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { DEFAULT_SESSION, isSessionId } from '../engine/sessions.js';
+import { firstHeaderValue } from '../protocol/header-value.js';
 
 export function sessionOf(headers: IncomingHttpHeaders, header: string, notes: string[]): string | undefined {
-  const raw = headers[header];
-  if (raw === undefined) return undefined;
-  const value = Array.isArray(raw) ? raw[0] : raw;
+  const value = firstHeaderValue(headers, header);
   if (value === undefined || value === DEFAULT_SESSION) return undefined;
   if (isSessionId(value)) return value;
   notes.push(`${header} ignored: a session id is 1 to 128 printable characters without spaces`);

@@ -1,16 +1,12 @@
 /**
  * Which rule keys are effects and of which kind. A terminal effect answers the request and ends
- * evaluation; a modifier changes how the answer travels. The engine, the validator and the docs
- * share this one list.
+ * evaluation; a modifier changes how the answer travels. The two lists are generated from the
+ * schema's `x-aap-effect` annotations; the engine, the validator and the docs share them.
  */
-import { RE2JS } from 're2js';
 import type { AapCode, ErrorSpec, Rule } from './types.generated.js';
+import { TERMINAL_EFFECTS, type TerminalEffectKey } from './effect-keys.generated.js';
 
-export const TERMINAL_EFFECTS = ['error', 'a2a_error', 'require', 'rate_limit', 'http', 'network'] as const;
-export const MODIFIER_EFFECTS = ['delay', 'patch', 'envelope', 'stream', 'bandwidth', 'card'] as const;
-
-export type TerminalEffectKey = (typeof TERMINAL_EFFECTS)[number];
-export type ModifierEffectKey = (typeof MODIFIER_EFFECTS)[number];
+export { MODIFIER_EFFECTS, TERMINAL_EFFECTS, type EffectKey, type ModifierEffectKey, type TerminalEffectKey } from './effect-keys.generated.js';
 
 /** Keys that sit next to `error: CODE` (the flat form) and belong to it. */
 export const ERROR_SIBLING_KEYS = ['retryable', 'message', 'details', 'retry_after_ms', 'retry_after_seconds'] as const;
@@ -38,22 +34,13 @@ export function ruleErrorSpec(rule: Rule): ErrorSpec | undefined {
 }
 
 /**
- * Regular expressions in scenarios (match.headers …regex, match.body …regex) come from users, so
- * they run on a linear-time engine (RE2 syntax, via re2js): no pattern can make matching take
- * longer than a pass over the value, whatever it is. RE2 has no lookaround and no backreferences;
- * such a pattern is rejected when the scenario is validated. Matches are unanchored.
+ * The rule with the short form rewritten, once, as a loaded scenario's effects are built:
+ * `error: CODE` with its sibling keys becomes `error: { code, … }`, so every effect sees one
+ * shape. A copy: the scenario document (what `GET /scenario` returns) stays as written.
  */
-export interface ScenarioRegex {
-  test(value: string): boolean;
-}
-
-/** Only this many leading characters of a value are matched (documented in docs/reliability.md). */
-export const MAX_REGEX_INPUT_CHARS = 65_536;
-
-/** Compiles one scenario pattern; throws with RE2's own message when it is not valid RE2 syntax. */
-export function compileScenarioRegex(source: string): ScenarioRegex {
-  const re = RE2JS.compile(source);
-  return {
-    test: (value) => re.matcher(value.length > MAX_REGEX_INPUT_CHARS ? value.slice(0, MAX_REGEX_INPUT_CHARS) : value).find(),
-  };
+export function normaliseErrorForm(rule: Rule): Rule {
+  if (rule.error === undefined || typeof rule.error === 'object') return rule;
+  const normalised: Rule = { ...rule, error: ruleErrorSpec(rule) };
+  for (const key of ERROR_SIBLING_KEYS) delete normalised[key];
+  return normalised;
 }

@@ -3,7 +3,7 @@
  * scenario key; this module only loads it once and hands out the ajv validator built from it.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type KeywordDefinition, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
 /** Where the schema sits relative to this module, the same from src/scenario and dist/scenario. */
@@ -12,6 +12,9 @@ export const SCENARIO_SCHEMA_PATH = new URL('../../schema/scenario.schema.json',
 export const SCENARIO_SCHEMA: Record<string, unknown> = JSON.parse(readFileSync(SCENARIO_SCHEMA_PATH, 'utf8'));
 
 const SCHEMA_ID = SCENARIO_SCHEMA.$id as string;
+
+/** Marks a rule key as an effect and says which kind; scripts/gen-scenario-types.mjs reads it. */
+export const EFFECT_KEYWORD: KeywordDefinition = { keyword: 'x-aap-effect', schemaType: 'string', metaSchema: { enum: ['terminal', 'modifier'] } };
 
 const ajv = new Ajv2020({
   allErrors: true,
@@ -25,6 +28,7 @@ const ajv = new Ajv2020({
   allowUnionTypes: true,
 });
 addFormats.default(ajv, ['json-pointer']);
+ajv.addKeyword(EFFECT_KEYWORD);
 ajv.addSchema(SCENARIO_SCHEMA);
 
 /** The validator for a whole scenario document. */

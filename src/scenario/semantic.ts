@@ -4,7 +4,8 @@
  * expressions that do not compile, header names in `key`. They run on the raw document even
  * when the schema already failed, so a user sees every problem at once; every access is guarded.
  */
-import { compileScenarioRegex, ERROR_SIBLING_KEYS, terminalEffectsOf } from './effect-kinds.js';
+import { ERROR_SIBLING_KEYS, terminalEffectsOf } from './effect-kinds.js';
+import { compileScenarioRegex } from './regex.js';
 import { joinPointer, type Anchor } from './positions.js';
 import type { LocatedMessage } from './schema-problems.js';
 

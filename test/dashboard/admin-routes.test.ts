@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import t from 'tap';
 import { WebSocket } from 'ws';
-import { MAX_REPLY_ERROR_BYTES } from '../../src/journal/facts.js';
+import { MAX_REPLY_ERROR_BYTES } from '../../src/journal/build-entry.js';
 import { request, startUpstream } from '../helpers/servers.js';
 import { adminCall, callSkill, startTestRuntime } from '../control/control-fixture.js';
 

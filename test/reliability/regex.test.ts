@@ -3,7 +3,7 @@
 import t from 'tap';
 import { harness } from '../helpers/chaos-harness.js';
 import { loadScenarioText, formatProblem } from '../../src/scenario/load.js';
-import { MAX_REGEX_INPUT_CHARS } from '../../src/scenario/effect-kinds.js';
+import { MAX_REGEX_INPUT_CHARS } from '../../src/scenario/regex.js';
 
 const EVIL = `rules:
   - id: evil-header

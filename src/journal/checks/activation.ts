@@ -8,7 +8,7 @@
 import { EXTENSIONS_HEADER, isAapExtensionUri } from '../../protocol/codes.js';
 import type { JournalEntry } from '../entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { nextRequest, sawError } from './journal-facts.js';
+import { nextRequest, sawError } from './read-line.js';
 
 const EXTENSION_REQUIRED_RPC_CODE = -32008;
 

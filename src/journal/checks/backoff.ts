@@ -15,7 +15,7 @@
 import type { JournalEntry } from '../entry.js';
 import type { Thresholds } from '../thresholds.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { ms, outcomeUnknown, requestIdentity, sawError, sentAfterReply, skillOf } from './journal-facts.js';
+import { ms, outcomeUnknown, requestIdentity, sawError, sentAfterReply, skillOf } from './read-line.js';
 
 /** Gaps may differ by this share of their median and still count as constant (besides the tolerance). */
 const CONSTANT_SPREAD = 0.2;

@@ -11,7 +11,7 @@
  */
 import type { JournalEntry } from '../entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { describeUnknown, nextRequest, outcomeUnknown, sawError } from './journal-facts.js';
+import { describeUnknown, nextRequest, outcomeUnknown, sawError } from './read-line.js';
 
 const LEAD_SKILL = 'lead.submit';
 

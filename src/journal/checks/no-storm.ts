@@ -7,7 +7,7 @@
  */
 import type { JournalEntry } from '../entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { ms, retryHintMs, sentAfterReply, skillOf } from './journal-facts.js';
+import { ms, retryHintMs, sentAfterReply, skillOf } from './read-line.js';
 
 export const noStormCheck: Check = {
   name: 'no-storm',

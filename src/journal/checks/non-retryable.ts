@@ -6,7 +6,7 @@
  */
 import type { JournalEntry } from '../entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { requestIdentity, sawError, sentAfterReply, skillOf } from './journal-facts.js';
+import { requestIdentity, sawError, sentAfterReply, skillOf } from './read-line.js';
 
 function unchangedKey(entry: JournalEntry): string | undefined {
   const identity = requestIdentity(entry);

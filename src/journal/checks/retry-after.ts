@@ -4,7 +4,7 @@
  * most lenient reading: a buyer that waits the hint after the reply arrives is always on time.
  */
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { gapMs, ms, nextRequest, retryHintMs, skillOf } from './journal-facts.js';
+import { gapMs, ms, nextRequest, retryHintMs, skillOf } from './read-line.js';
 
 export const retryAfterCheck: Check = {
   name: 'retry-after',

@@ -5,7 +5,7 @@
  */
 import type { JournalEntry } from '../entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { sawError, sawSuccess, sentAfterReply } from './journal-facts.js';
+import { sawError, sawSuccess, sentAfterReply } from './read-line.js';
 
 const GONE_CODES = ['VEHICLE_UNAVAILABLE', 'VEHICLE_NOT_FOUND'] as const;
 

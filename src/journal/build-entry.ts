@@ -1,11 +1,11 @@
 /**
- * The facts about a request that a journal line keeps: what was asked, by which skill, and the
- * hashes that let the report tell "the same request" apart without storing personal data.
+ * Building the journal line of one request: what was asked, by which skill, and the hashes that
+ * let the report tell "the same request" apart without storing personal data; what the proxy
+ * observed of the reply; and what the engine decided.
  */
 import { hash } from 'node:crypto';
 import type { ClassifiedRequest } from '../protocol/classify.js';
-import type { JournalEntry, ReplyErrorRecord, ReplySource } from './entry.js';
-import type { Decision } from '../engine/decision.js';
+import type { FaultRecord, JournalEntry, ReplyErrorRecord, ReplySource } from './entry.js';
 import { summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
 import { newUlid } from '../protocol/ids.js';
 import type { Profile } from '../protocol/codes.js';
@@ -26,36 +26,36 @@ export function canonicalHash(value: unknown): string {
   return hash('sha256', canonicalJson(value)).slice(0, 16);
 }
 
-type Facts = Pick<JournalEntry, 'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'request_hash' | 'idempotency_key' | 'vehicle'>;
+type RequestSummary = Pick<JournalEntry, 'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'request_hash' | 'idempotency_key' | 'vehicle'>;
 
-export function journalFacts(request: ClassifiedRequest): Facts {
-  const facts: Facts = {
+export function requestSummary(request: ClassifiedRequest): RequestSummary {
+  const summary: RequestSummary = {
     a2a_version: request.a2aVersion ?? null,
   };
-  if (request.extensions.length) facts.extensions = request.extensions;
-  if (request.kind !== 'jsonrpc') return facts;
-  facts.method = request.rpcMethod;
-  facts.rpc_id = request.id;
-  if (!request.skill) return facts;
-  facts.skill = request.skill;
+  if (request.extensions.length) summary.extensions = request.extensions;
+  if (request.kind !== 'jsonrpc') return summary;
+  summary.method = request.rpcMethod;
+  summary.rpc_id = request.id;
+  if (!request.skill) return summary;
+  summary.skill = request.skill;
   const data = request.skillData ?? {};
   if (request.skill === 'lead.submit') {
     // The key is kept on its own, so a lead retried under a new key still hashes as the same lead.
     const { idempotency_key: key, ...lead } = data;
-    facts.request_hash = canonicalHash(lead);
-    if (typeof key === 'string') facts.idempotency_key = key;
+    summary.request_hash = canonicalHash(lead);
+    if (typeof key === 'string') summary.idempotency_key = key;
   } else {
-    facts.request_hash = canonicalHash(data);
+    summary.request_hash = canonicalHash(data);
   }
   if (request.skill === 'inventory.vehicle') {
     const id = data.vin ?? data.stock ?? data.vehicle_id;
-    if (typeof id === 'string') facts.vehicle = id;
+    if (typeof id === 'string') summary.vehicle = id;
   }
-  return facts;
+  return summary;
 }
 
 /** What the proxy observed of one reply. */
-export interface ReplyFacts {
+export interface ReplyObservation {
   source: ReplySource;
   error?: JsonRpcError;
   upstreamStatus?: number;
@@ -99,13 +99,21 @@ export function boundedReplyError(error: JsonRpcError): ReplyErrorRecord {
   return kept;
 }
 
+/** What the engine decided, in the journal's terms (the engine's Decision is one). */
+export interface DecidedFaults {
+  matched: string[];
+  fired: string[];
+  sentences: string[];
+  applied: readonly FaultRecord[];
+}
+
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 
 /** The journal line of one finished request. */
 export function buildJournalEntry(
   request: ClassifiedRequest,
-  decision: Pick<Decision, 'matched' | 'fired' | 'effects'>,
-  reply: ReplyFacts,
+  decision: DecidedFaults,
+  reply: ReplyObservation,
   at: RequestCircumstances,
 ): JournalEntry {
   const entry: JournalEntry = {
@@ -119,10 +127,11 @@ export function buildJournalEntry(
     http_method: request.httpMethod,
     path: request.path,
     kind: request.kind,
-    ...journalFacts(request),
+    ...requestSummary(request),
     matched: decision.matched,
     fired: decision.fired,
-    effects: decision.effects,
+    effects: decision.sentences,
+    ...(decision.applied.length ? { faults: decision.applied.map(({ rule, effect }) => ({ rule, effect })) } : {}),
     status: at.status,
     source: reply.source,
     profile: at.profile,

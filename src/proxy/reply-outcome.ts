@@ -1,0 +1,34 @@
+/**
+ * What happened to one reply: the outcome the journal line is built from, and the two ways the
+ * proxy learns a reply's error after the fact (a JSON body it kept, a JSON body it rewrote).
+ */
+import type { JsonRpcError } from '../protocol/envelopes.js';
+import { readRpcReplyBytes } from '../protocol/reply-kind.js';
+import type { ReplyObservation } from '../journal/build-entry.js';
+import type { DealerReplyCopy } from './dealer-check.js';
+
+/** What happened to one reply: what the journal keeps of it, plus what the proxy still needs while sending. */
+export interface Outcome extends ReplyObservation {
+  status?: number;
+  /** Chunks of a small JSON reply from the dealer, parsed only when the journal is written. */
+  dealerJson?: Buffer[];
+  /** With --check-dealer: what the dealer sent, bounded, checked once the reply is out. */
+  dealerCopy?: DealerReplyCopy;
+}
+
+/**
+ * Reads the dealer JSON kept by a DealerReplyWatch: its error, and for a JSON-RPC request what
+ * kind of body it was.
+ */
+export function readDealerJson(outcome: Outcome, rpc: boolean): void {
+  if (!outcome.dealerJson) return;
+  const read = readRpcReplyBytes(Buffer.concat(outcome.dealerJson));
+  if (read.error) outcome.error = read.error;
+  else if (rpc) outcome.body = read.kind;
+}
+
+/** A JSON-RPC error in a reply the proxy rewrote is the one the buyer got. */
+export function noteError(outcome: Outcome, json: unknown): void {
+  const error = (json as { error?: unknown } | null)?.error;
+  if (error && typeof error === 'object' && typeof (error as JsonRpcError).code === 'number') outcome.error = error as JsonRpcError;
+}

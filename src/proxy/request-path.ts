@@ -1,0 +1,303 @@
+/**
+ * The request path, top to bottom: read and classify the request once → decide → pass through
+ * untouched, or forward with the plan's changes, or answer instead of the dealer → journal.
+ * A reader can follow one request through this file; what each step does to a reply belongs to
+ * the effect that asked for it (src/effects/), carried out generically by reply-steps.ts.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { classifyRequest } from '../protocol/classify.js';
+import { rpcIdFromText, stringifyJsonRpc, topLevelIdText, withExactId } from '../protocol/rpc-id.js';
+import { isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent-card.js';
+import { readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
+import type { TerminalAction } from '../effects/effect.js';
+import { cardReplacement, faultCard } from '../effects/card.js';
+import { planIsEmpty } from '../effects/reply-plan.js';
+import { PASS_THROUGH } from '../engine/decision.js';
+import { buildJournalEntry } from '../journal/build-entry.js';
+import { boundJournalEntry } from '../journal/bounds.js';
+import { endToEndHeaders, type UpstreamHead } from './forward.js';
+import { collect, ID_SCAN_BYTES, readBodyWithinLimits, readPrefix } from './body.js';
+import { endConnection, resetConnection } from './connection-faults.js';
+import { sessionOf } from './session-header.js';
+import { BuyerWatch, pipeToBuyer } from './buyer-watch.js';
+import { DealerReplyWatch } from './dealer-reply-watch.js';
+import { noteError, readDealerJson } from './reply-outcome.js';
+import { dealerViolations } from './dealer-check.js';
+import { RULE_HEADER } from './marker-headers.js';
+import { changesLength, injectedSteps, runJsonSteps, runStreamSteps } from './reply-steps.js';
+import { Exchange, type ProxyContext } from './exchange.js';
+
+export async function handleRequest(proxy: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const x = new Exchange(proxy, req, res);
+  if (!(await readAndDecide(x))) {
+    record(x);
+    return;
+  }
+  try {
+    if (!x.terminal && !x.isCard && planIsEmpty(x.plan)) await passThrough(x);
+    else {
+      try {
+        if (x.plan.delayMs > 0) await sleep(x.plan.delayMs, undefined, { signal: x.buyer.signal });
+        if (x.terminal) await ANSWERS[x.terminal.action.type](x, x.terminal.action as never);
+        else await forward(x);
+      } catch (err) {
+        if (!x.buyer.gone) throw err;
+      }
+    }
+  } finally {
+    x.decision.release();
+    // Answered before the body was read through (the dealer replied early, or a fault did):
+    // the rest of it would block the connection, so it closes once this reply is out.
+    if (!req.complete) void endConnection(res);
+    proxy.replyDone();
+  }
+  record(x);
+}
+
+/** False when the proxy refused the request (or lost it) while reading its body: nothing to decide. */
+async function readAndDecide(x: Exchange): Promise<boolean> {
+  const { proxy, req } = x;
+  const body = (x.body = await readBodyWithinLimits(req, x.res, proxy.settings));
+  x.request = classifyRequest({
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    headers: req.headers,
+    clientIp: req.socket.remoteAddress ?? 'unknown',
+    body: x.body.buffer,
+    oversized: x.body.oversized,
+  });
+  const { profile, extensionUri } = proxy.profile;
+  x.inForce = { profile, extensionUri };
+  x.decider = proxy.decider;
+  x.session = sessionOf(x.request.headers, proxy.settings.sessionHeader, x.outcome.notes);
+  if (body.refusal) {
+    x.noteRefusal(body.refusal);
+    return false;
+  }
+  x.decision = x.decider ? x.decider.decide({ request: x.request, profile, extensionUri, session: x.session }) : PASS_THROUGH;
+  if (!proxy.dryRun) {
+    x.terminal = x.decision.terminal;
+    x.plan = x.decision.plan;
+  }
+  x.isCard = (proxy.settings.rewriteCard || x.plan.card !== undefined) && x.request.httpMethod === 'GET' && isAgentCardPath(x.request.path);
+  x.buyer = new BuyerWatch(x.res);
+  return true;
+}
+
+/** The hot path: no effect touches this reply, so its bytes go straight through. */
+function passThrough(x: Exchange): Promise<void> {
+  const { proxy, request, res, outcome, buyer } = x;
+  const { forwarder } = proxy;
+  const upstreamStart = performance.now();
+  return new Promise<void>((resolve) => {
+    let watch: DealerReplyWatch | undefined;
+    forwarder.dispatch(
+      { path: forwarder.upstreamPath(request.url), method: request.httpMethod, headers: x.upstreamHeaders(), body: x.body.forward },
+      (abort) => buyer.onGone(abort),
+      {
+        onHead: (head: UpstreamHead) => {
+          outcome.status = outcome.upstreamStatus = head.statusCode;
+          outcome.upstreamMs = performance.now() - upstreamStart;
+          outcome.dealerCopy = x.dealerCopyFor(head.statusCode, head.headers);
+          const headers = endToEndHeaders(head.headers);
+          const ct = headers['content-type'];
+          // A JSON reply may be the dealer's own error, which the journal names.
+          watch = new DealerReplyWatch(head.statusCode, typeof ct === 'string' ? ct : '', request.kind === 'jsonrpc');
+          res.writeHead(head.statusCode, headers);
+          if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
+        },
+        onData: (chunk) => {
+          outcome.dealerCopy?.push(chunk);
+          watch?.push(chunk);
+          return res.write(chunk);
+        },
+        onDrain: (resume) => res.once('drain', resume),
+        onEnd: () => {
+          res.end();
+          watch?.finish(outcome);
+          resolve();
+        },
+        onError: (err) => {
+          if (res.headersSent) {
+            // The dealer died mid-reply: the buyer sees a broken response.
+            if (!buyer.gone) outcome.lost = 'truncated';
+            res.destroy(err);
+          } else if (!buyer.gone) x.answerUnreachable(err);
+          resolve();
+        },
+      },
+    );
+  });
+}
+
+/** Forwards to the dealer for a reply that the plan (or the card rewrite) changes. */
+async function forward(x: Exchange): Promise<void> {
+  const { proxy, request, req, res, outcome, plan, isCard } = x;
+  const replacement = plan.card && cardReplacement(plan.card);
+  if (replacement) {
+    outcome.source = 'injected';
+    outcome.status = replacement.status;
+    await x.sendWhole(replacement.status, { ...replacement.headers, 'content-length': replacement.body.length }, replacement.body);
+    return;
+  }
+  const up = await x.callDealer(isCard);
+  if (!up) return;
+  outcome.status = up.statusCode;
+  const copy = (outcome.dealerCopy = x.dealerCopyFor(up.statusCode, up.headers));
+  const headers = endToEndHeaders(up.headers);
+  const contentType = String(headers['content-type'] ?? '');
+
+  const wantsJson = isCard || plan.json.length > 0;
+  if (wantsJson && contentType.includes('json')) {
+    const raw = Buffer.concat(await collect(up.body as AsyncIterable<Buffer>));
+    copy?.push(raw);
+    let bytes: Buffer = raw;
+    try {
+      let json = JSON.parse(raw.toString('utf8')) as unknown;
+      if (isCard && json && typeof json === 'object' && !Array.isArray(json)) {
+        proxy.profile.observeCard(json);
+        proxy.cardHistory.record(json);
+        if (plan.card) json = faultCard(json, plan.card, proxy.cardHistory, outcome.notes);
+        // After a card fault too: a changed card must not send buyers around the proxy.
+        if (proxy.settings.rewriteCard && json && typeof json === 'object' && !Array.isArray(json))
+          json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, proxy.forwarder.basePath);
+      }
+      json = withExactId(runJsonSteps(json, plan.json, x.stepContext(), outcome.notes), raw);
+      noteError(outcome, json);
+      if (!isCard && request.kind === 'jsonrpc' && !outcome.error) outcome.body = readRpcReply(json).kind;
+      bytes = Buffer.from(stringifyJsonRpc(json));
+    } catch {
+      outcome.notes.push('reply not changed: the dealer response is not valid JSON');
+      if (request.kind === 'jsonrpc') outcome.body = 'malformed_json';
+    }
+    delete headers['content-length'];
+    delete headers['content-encoding'];
+    let status = up.statusCode;
+    if (isCard) ({ status, bytes } = servedCard(headers, bytes, status, req.headers['if-none-match']));
+    outcome.status = status;
+    headers['content-length'] = String(bytes.length);
+    await x.sendWhole(status, headers, bytes);
+    return;
+  }
+  if (wantsJson) outcome.notes.push(`reply not changed: content-type "${contentType}" is not JSON`);
+
+  let stream: Readable = up.body;
+  if (copy) stream.on('data', (chunk: Buffer) => copy.push(chunk));
+  stream = runStreamSteps(stream, plan.stream, contentType, x.stepContext(), outcome.notes);
+  if (changesLength(plan.stream)) delete headers['content-length']; // events may be cut or replaced
+  res.writeHead(up.statusCode, headers);
+  res.flushHeaders();
+  const watch = isCard ? undefined : new DealerReplyWatch(up.statusCode, contentType, request.kind === 'jsonrpc');
+  const piped = pipeToBuyer(stream, res, x.buyer.signal, () => (outcome.lost = 'truncated'));
+  // Attached after the pipe, so both see every chunk (what the buyer got, faults included).
+  if (watch) stream.on('data', (chunk: Buffer) => watch.push(chunk));
+  await piped;
+  watch?.finish(outcome);
+}
+
+type Answer<T extends TerminalAction['type']> = (x: Exchange, action: Extract<TerminalAction, { type: T }>) => Promise<void>;
+
+/** A terminal effect answers instead of the dealer, with one of the proxy's transport primitives. */
+const ANSWERS: { [T in TerminalAction['type']]: Answer<T> } = {
+  reply: answerWithReply,
+  reset: async (x) => {
+    injected(x, 0).lost = 'reset';
+    await resetConnection(x.res);
+  },
+  hang: async (x, action) => {
+    injected(x, 0).lost = 'hang';
+    try {
+      await sleep(action.maxMs, undefined, { signal: x.buyer.signal });
+    } catch {
+      return; // the buyer gave up first
+    }
+    x.res.destroy(); // Node waits until earlier pipelined replies are out
+  },
+  truncate: truncateDealerReply,
+};
+
+function injected(x: Exchange, status?: number): Exchange['outcome'] {
+  x.outcome.source = 'injected';
+  if (status !== undefined) x.outcome.status = status;
+  return x.outcome;
+}
+
+async function answerWithReply(x: Exchange, action: Extract<TerminalAction, { type: 'reply' }>): Promise<void> {
+  const { request, outcome } = x;
+  injected(x);
+  let bodyBytes = action.body;
+  if (action.bodyKind) outcome.body = action.bodyKind;
+  else if (!action.envelope && request.kind === 'jsonrpc') {
+    // An `http:` reply: what the buyer can make of its body (an HTML 502 is no answer at all).
+    const read = String(action.headers?.['content-type'] ?? '').includes('json') ? readRpcReplyBytes(action.body) : { kind: 'not_jsonrpc' as const, error: undefined };
+    if (read.error) outcome.error = read.error;
+    else outcome.body = read.kind;
+  }
+  if (action.envelope) {
+    outcome.error = action.envelope.error;
+    let envelope: unknown = action.envelope;
+    // Too large to classify: the id is looked for in the body's first bytes only (null if not there).
+    if (request.kind === 'oversized') envelope = { ...action.envelope, id: rpcIdFromText(topLevelIdText(await readPrefix(x.body.forward, ID_SCAN_BYTES, x.buyer.signal))) };
+    const steps = injectedSteps(x.plan.json);
+    if (steps.length > 0) envelope = runJsonSteps(envelope, steps, x.stepContext(), outcome.notes);
+    if (envelope !== action.envelope) bodyBytes = Buffer.from(stringifyJsonRpc(envelope));
+  }
+  const headers: Record<string, string | number> = { ...action.headers, [RULE_HEADER]: x.terminal!.ruleId };
+  if (!('content-length' in headers)) headers['content-length'] = bodyBytes.length;
+  // The unread rest of an oversized body must not be taken for the next request.
+  if (request.kind === 'oversized') headers.connection = 'close';
+  outcome.status = action.status;
+  await x.sendWhole(action.status, headers, bodyBytes);
+}
+
+/** The dealer's real reply, cut after `bytes`: the connection closes mid-body. */
+async function truncateDealerReply(x: Exchange, action: Extract<TerminalAction, { type: 'truncate' }>): Promise<void> {
+  const { res, outcome } = x;
+  injected(x);
+  const up = await x.callDealer();
+  if (!up) return;
+  outcome.status = up.statusCode;
+  res.writeHead(up.statusCode, endToEndHeaders(up.headers));
+  let sent = 0;
+  for await (const chunk of up.body as AsyncIterable<Buffer>) {
+    const room = action.bytes - sent;
+    if (chunk.length >= room) {
+      if (room > 0) res.write(chunk.subarray(0, room));
+      up.body.destroy();
+      outcome.lost = 'truncated';
+      // The bytes written so far still go out; then the connection closes mid-body.
+      await endConnection(res);
+      return;
+    }
+    res.write(chunk);
+    sent += chunk.length;
+  }
+  res.end(); // the reply was shorter than the cut: nothing to truncate
+}
+
+/** The journal line, once the reply is out (or the buyer gone). */
+function record(x: Exchange): void {
+  const { proxy, request, outcome, res } = x;
+  if (proxy.observers.length === 0) return;
+  // A refused request's reply (if any) went out on the socket, not through `res`.
+  const aborted = x.refusal ? x.refusal.status === 0 : !res.writableFinished;
+  const durationMs = performance.now() - x.t0;
+  readDealerJson(outcome, request.kind === 'jsonrpc');
+  const entry = boundJournalEntry(
+    buildJournalEntry(request, x.decision, outcome, {
+      startedAt: x.startedAt,
+      durationMs,
+      ...proxy.clientOf(x.decider, request),
+      status: aborted ? 0 : (outcome.status ?? res.statusCode),
+      aborted,
+      dryRun: proxy.dryRun,
+      ...x.inForce,
+      session: x.session,
+    }),
+  );
+  // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.
+  if (outcome.dealerCopy && !aborted) entry.conformance = dealerViolations(request, outcome.dealerCopy, proxy.profile);
+  for (const o of proxy.observers) o.onRequestDone(entry);
+}
