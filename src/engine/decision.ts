@@ -18,6 +18,8 @@ export interface Decision {
   plan: ReplyPlan;
   /** Called once when the reply is finished: releases the rule's slot under max_active_faults. */
   release(): void;
+  /** Rules that did not fire because the shared state store could not be reached. */
+  suspended?: string[];
 }
 
 export interface DecisionInput {
@@ -29,7 +31,8 @@ export interface DecisionInput {
 }
 
 export interface Decider {
-  decide(input: DecisionInput): Decision;
+  /** Synchronous with the memory store; a promise only when a shared store had to be asked. */
+  decide(input: DecisionInput): Decision | Promise<Decision>;
 }
 
 const noop = () => {};
@@ -65,7 +68,8 @@ export interface RuleStatus {
 }
 
 /** A loaded scenario ready to decide requests: what the proxy swaps atomically on reload. */
-export interface ScenarioEngine extends Decider {
+export interface ScenarioEngine<D extends Decision | Promise<Decision> = Decision | Promise<Decision>> extends Decider {
+  decide(input: DecisionInput): D;
   readonly name: string;
   readonly description?: string;
   /** The seed actually in use (file, --seed, or a random one). */
@@ -87,4 +91,6 @@ export interface ScenarioEngine extends Decider {
   sessions(): SessionSummary[];
   /** Injected faults in progress now (what max_active_faults caps). */
   activeFaults(): number;
+  /** The published scenario version this engine runs (fleet mode only). */
+  readonly version?: number;
 }

@@ -15,6 +15,9 @@ import { fires } from './when.js';
 import { SessionTable, type KeyState, type SessionState } from './sessions.js';
 import { isAgentCardPath } from '../protocol/agent-card.js';
 import { boundText } from '../journal/bounds.js';
+import { SharedRuleWalk } from '../state/shared-walk.js';
+import { replicaSeed } from '../state/rule-state.js';
+import type { SharedRuleStore } from '../state/store.js';
 
 /** Request header that forces one fault when --allow-header-faults is on. */
 export const FAULT_HEADER = 'x-aap-chaos';
@@ -39,6 +42,13 @@ export interface EngineOptions {
   seed?: number;
   /** Honour `x-aap-chaos: <rule id | AAP code>` on requests. */
   allowHeaderFaults?: boolean;
+  /** Mixed into the seed: each replica of a fleet has its own reproducible stream. */
+  replicaId?: string;
+}
+
+/** An engine whose stateful rules live in a shared store (fleet mode). */
+export interface FleetEngineOptions extends EngineOptions {
+  shared?: { store: SharedRuleStore; namespace: string; version: number };
 }
 
 function keyFunction(key: string | undefined): (r: ClassifiedRequest) => string {
@@ -64,13 +74,16 @@ export function randomSeed(): number {
   return Math.floor(Math.random() * 2 ** 31);
 }
 
-export function createEngine(scenario: Scenario, opts: EngineOptions = {}): ScenarioEngine {
+export function createEngine(scenario: Scenario, opts?: EngineOptions): ScenarioEngine<Decision>;
+export function createEngine(scenario: Scenario, opts: FleetEngineOptions): ScenarioEngine;
+export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}): ScenarioEngine {
   const seed = opts.seed ?? scenario.seed ?? randomSeed();
-  const sessions = new SessionTable(seed);
+  const sessions = new SessionTable(replicaSeed(seed, opts.replicaId));
   const rules = (scenario.rules ?? []).map(compileRule);
   const byId = new Map(rules.map((r) => [r.id, r]));
   const index = new RuleIndex(rules);
   const maxActive = scenario.max_active_faults;
+  const shared = opts.shared && new SharedRuleWalk(opts.shared.store, opts.shared.namespace, maxActive);
   const forcedCodeEffects = new Map<AapCode, TerminalEffect>(AAP_CODES.map((code) => [code, createErrorEffect({ id: `header:${code}`, error: code })]));
 
   const stateFor = (session: SessionState, rule: CompiledRule, key: string): KeyState => {
@@ -85,7 +98,7 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     return s;
   };
 
-  function decide(input: DecisionInput): Decision {
+  function decide(input: DecisionInput): Decision | Promise<Decision> {
     const { request } = input;
     const forcedHeader = opts.allowHeaderFaults ? request.headers[FAULT_HEADER] : undefined;
     const candidates = index.candidates(request);
@@ -132,6 +145,8 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     }
 
     const elapsedS = (now - session.startedAt) / 1000;
+    const sharedDecision = shared?.decide({ request, extensionUri: input.extensionUri, session: input.session, candidates, elapsedS, random, ctxFor, decision });
+    if (sharedDecision) return sharedDecision;
     for (const rule of candidates) {
       if (!rule.enabled) continue;
       if (!rule.match.predicates.every((p) => p(request, input.extensionUri))) continue;
@@ -168,6 +183,7 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     profile: scenario.profile,
     reportThresholds: scenario.report as Record<string, number> | undefined,
     definition: scenario,
+    version: opts.shared?.version,
     decide,
     rules: (): RuleStatus[] =>
       rules.map((r) => ({
@@ -190,9 +206,13 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
         r.fired = 0;
       }
       sessions.clear();
+      shared?.forget();
     },
-    resetSession: (id) => sessions.reset(id),
+    resetSession: (id) => {
+      shared?.forget(id);
+      return sessions.reset(id);
+    },
     sessions: () => sessions.list(),
-    activeFaults: () => sessions.activeFaults(),
+    activeFaults: () => sessions.activeFaults() + (shared?.held ?? 0),
   };
 }

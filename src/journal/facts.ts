@@ -83,6 +83,8 @@ export interface RequestCircumstances {
   extensionUri: string;
   /** The session the request named; undefined for the default session. */
   session?: string;
+  /** The replica that served the request (fleet mode). */
+  replica?: string;
 }
 
 /** Past this many bytes an error's `data` is left out of the journal line. */
@@ -104,7 +106,7 @@ const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 /** The journal line of one finished request. */
 export function buildJournalEntry(
   request: ClassifiedRequest,
-  decision: Pick<Decision, 'matched' | 'fired' | 'effects'>,
+  decision: Pick<Decision, 'matched' | 'fired' | 'effects' | 'suspended'>,
   reply: ReplyFacts,
   at: RequestCircumstances,
 ): JournalEntry {
@@ -115,6 +117,7 @@ export function buildJournalEntry(
     duration_ms: hundredths(at.durationMs),
     client: at.client,
     ...(at.session !== undefined ? { session: at.session } : {}),
+    ...(at.replica !== undefined ? { replica: at.replica } : {}),
     client_key: at.clientKey,
     http_method: request.httpMethod,
     path: request.path,
@@ -150,6 +153,7 @@ export function buildJournalEntry(
   if (reply.upstreamStatus !== undefined) entry.upstream_status = reply.upstreamStatus;
   if (reply.upstreamMs !== undefined) entry.upstream_ms = hundredths(reply.upstreamMs);
   if (reply.notes.length) entry.notes = reply.notes;
+  if (decision.suspended?.length) entry.suspended = decision.suspended;
   if (at.aborted) entry.aborted = true;
   return entry;
 }

@@ -40,6 +40,8 @@ export const RULE_HEADER = 'x-aap-chaos-rule';
 
 export interface ProxyOptions {
   target: string;
+  /** The replica id each journal line carries (fleet mode). */
+  replica?: string;
   port?: number;
   host?: string;
   /** Milliseconds to wait for the dealer's headers and between body chunks (default 30 000). */
@@ -165,7 +167,9 @@ export class ChaosProxy {
     const decider = this.decider;
     const notes: string[] = [];
     const session = sessionOf(request.headers, this.sessionHeader, notes);
-    const decision = decider ? decider.decide({ request, profile, extensionUri, session }) : PASS_THROUGH;
+    const decided = decider ? decider.decide({ request, profile, extensionUri, session }) : PASS_THROUGH;
+    // Only a shared state store makes the decision wait; the memory store decides synchronously.
+    const decision = decided instanceof Promise ? await decided : decided;
 
     const outcome: Outcome = { source: 'dealer', notes };
     let terminal = decision.terminal;
@@ -505,6 +509,7 @@ export class ChaosProxy {
       dryRun: this.dryRun,
       ...inForce,
       session,
+      replica: this.opts.replica,
     }));
     // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.
     if (outcome.dealerCopy && !aborted) entry.conformance = dealerViolations(request, outcome.dealerCopy, this.profile);

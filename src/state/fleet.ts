@@ -1,0 +1,94 @@
+/**
+ * Fleet mode: replicas (and --workers) sharing one Redis. Connects the store, names this replica,
+ * keys each scenario version's shared state, and publishes the scenario in force: a replica that
+ * loads one publishes it (validated first, so a bad one never reaches the others), every other
+ * replica validates it again and swaps, and they all show the same version in /status.
+ */
+import { hostname } from 'node:os';
+import type { ScenarioEngine } from '../engine/decision.js';
+import type { FleetEngineOptions } from '../engine/engine.js';
+import type { Scenario } from '../scenario/types.generated.js';
+import { KEY_PREFIX, RedisStateStore } from './redis-store.js';
+import type { StateStatus } from './store.js';
+
+/** The environment variable --state defaults to. */
+export const STATE_ENV = 'AAP_CHAOS_STATE';
+
+/** What /status shows without a shared store. */
+export function memoryStateStatus(replica: string | undefined): StateStatus {
+  return { store: 'memory', status: 'ready', suspended_requests: 0, ...(replica !== undefined ? { replica } : {}) };
+}
+
+/** The store a run asked for: the option, else AAP_CHAOS_STATE, else memory (undefined). */
+export function stateUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const value = option ?? (env[STATE_ENV] || undefined);
+  return value === undefined || value === 'memory' ? undefined : value;
+}
+
+export class Fleet {
+  /** The newest scenario version this replica has seen published. */
+  private latest = 0;
+
+  private constructor(
+    readonly store: RedisStateStore,
+    readonly replica: string,
+  ) {}
+
+  static async start(url: string, replicaId: string | undefined): Promise<Fleet> {
+    return new Fleet(await RedisStateStore.connect(url), replicaId ?? `${hostname()}-${process.pid}`);
+  }
+
+  /** Engine options for one published version: its shared keys start fresh. */
+  engineOptions(scenario: Scenario, version: number): Pick<FleetEngineOptions, 'shared' | 'replicaId'> {
+    const name = encodeURIComponent(scenario.scenario ?? 'unnamed');
+    return { replicaId: this.replica, shared: { store: this.store, namespace: `${KEY_PREFIX}:${name}:v${version}`, version } };
+  }
+
+  /**
+   * At start: the scenario the fleet already runs wins; when none is published yet, `own` (this
+   * replica's --scenario) is. Undefined when neither exists.
+   */
+  async adopt(own: Scenario | undefined): Promise<{ version: number; definition: unknown } | undefined> {
+    const found = own !== undefined ? await this.store.publishScenario(JSON.stringify(own), true) : await this.store.publishedScenario();
+    if (!found) return undefined;
+    this.latest = Math.max(this.latest, found.version);
+    return { version: found.version, definition: JSON.parse(found.json) };
+  }
+
+  /** Publishes a validated scenario to every replica; returns its version. */
+  async publish(scenario: Scenario): Promise<number> {
+    const { version } = await this.store.publishScenario(JSON.stringify(scenario), false);
+    this.latest = Math.max(this.latest, version);
+    return version;
+  }
+
+  /** Calls `apply` with each scenario another replica publishes, newest only, in order. */
+  async follow(apply: (version: number, definition: unknown) => Promise<void>): Promise<void> {
+    let queue = Promise.resolve();
+    await this.store.subscribeScenario((version) => {
+      queue = queue.then(async () => {
+        if (version <= this.latest) return;
+        const published = await this.store.publishedScenario().catch(() => undefined);
+        if (!published || published.version <= this.latest) return;
+        this.latest = published.version;
+        await apply(published.version, JSON.parse(published.json));
+      });
+      queue = queue.catch(() => {});
+    });
+  }
+
+  status(engine: ScenarioEngine | undefined): StateStatus {
+    return {
+      store: 'redis',
+      url: this.store.url,
+      status: this.store.available() ? 'ready' : 'suspended',
+      suspended_requests: this.store.suspendedRequests,
+      replica: this.replica,
+      ...(engine?.version !== undefined ? { scenario_version: engine.version } : {}),
+    };
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
