@@ -134,6 +134,7 @@ export const RUN_OPTIONS = {
   maxBodyBytes: { flag: 'max-body', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1') },
   state: { flag: 'state', parse: stateStore },
   replicaId: { flag: 'replica-id', parse: replicaId },
+  workers: { flag: 'workers', parse: wholeNumber(1, 256, 'a number of workers from 1 to 256') },
   eventsBufferBytes: { flag: 'events-buffer-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
 } satisfies Record<string, OptionSpec>;
 

@@ -163,7 +163,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   };
   const stateUrl = stateUrlOf(opts.state, opts.env ?? process.env);
   const own = opts.scenario !== undefined ? await validated(opts.scenario) : undefined;
-  const fleet = stateUrl !== undefined ? await Fleet.start(stateUrl, opts.replicaId) : undefined;
+  const fleet = stateUrl !== undefined ? await Fleet.start(stateUrl, opts.replicaId, opts.state === undefined) : undefined;
   const engineFor = (scenario: Scenario, version?: number) =>
     createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults, replicaId: opts.replicaId, ...(fleet && version !== undefined ? fleet.engineOptions(scenario, version) : {}) });
   let engine: ScenarioEngine | undefined;
@@ -248,7 +248,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       } catch (err) {
         log(`published scenario version ${version} refused: ${(err as Error).message}`);
       }
-    });
+    }, () => engine?.definition);
 
     const surface: ControlSurface = {
       journal,

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import type { ScenarioEngine } from '../engine/decision.js';
 import type { FleetEngineOptions } from '../engine/engine.js';
 import type { Scenario } from '../scenario/types.generated.js';
-import { KEY_PREFIX, RedisStateStore } from './redis-store.js';
+import { KEY_PREFIX, RedisStateStore, StateStoreError } from './redis-store.js';
 import type { StateStatus } from './store.js';
 
 /** The environment variable --state defaults to. */
@@ -34,8 +34,9 @@ export class Fleet {
     readonly replica: string,
   ) {}
 
-  static async start(url: string, replicaId: string | undefined): Promise<Fleet> {
-    return new Fleet(await RedisStateStore.connect(url), replicaId ?? `${hostname()}-${process.pid}`);
+  /** `fromEnv`: the URL came from AAP_CHAOS_STATE, which messages then name. */
+  static async start(url: string, replicaId: string | undefined, fromEnv = false): Promise<Fleet> {
+    return new Fleet(await RedisStateStore.connect(url, fromEnv ? `${STATE_ENV}=` : '--state'), replicaId ?? `${hostname()}-${process.pid}`);
   }
 
   /** Engine options for one published version: its shared keys start fresh. */
@@ -49,7 +50,7 @@ export class Fleet {
    * replica's --scenario) is. Undefined when neither exists.
    */
   async adopt(own: Scenario | undefined): Promise<{ version: number; definition: unknown } | undefined> {
-    const found = own !== undefined ? await this.store.publishScenario(JSON.stringify(own), true) : await this.store.publishedScenario();
+    const found = own !== undefined ? await this.store.publishScenario(JSON.stringify(own), true, this.latest) : await this.store.publishedScenario();
     if (!found) return undefined;
     this.latest = Math.max(this.latest, found.version);
     return { version: found.version, definition: JSON.parse(found.json) };
@@ -57,24 +58,42 @@ export class Fleet {
 
   /** Publishes a validated scenario to every replica; returns its version. */
   async publish(scenario: Scenario): Promise<number> {
-    const { version } = await this.store.publishScenario(JSON.stringify(scenario), false);
+    const { version } = await this.store.publishScenario(JSON.stringify(scenario), false, this.latest).catch((err: Error) => {
+      throw new StateStoreError(`scenario not published: the state store ${this.store.url} does not answer (${err.message}); the current scenario is kept`);
+    });
     this.latest = Math.max(this.latest, version);
     return version;
   }
 
-  /** Calls `apply` with each scenario another replica publishes, newest only, in order. */
-  async follow(apply: (version: number, definition: unknown) => Promise<void>): Promise<void> {
+  /**
+   * Calls `apply` with each scenario another replica publishes, newest only, in order. When the
+   * connection comes back, a missed publication is caught up; and when Redis lost its data (a
+   * restart without persistence), the scenario in force here (`current`) is published again,
+   * unless another replica did so first.
+   */
+  async follow(apply: (version: number, definition: unknown) => Promise<void>, current: () => unknown): Promise<void> {
     let queue = Promise.resolve();
-    await this.store.subscribeScenario((version) => {
-      queue = queue.then(async () => {
-        if (version <= this.latest) return;
-        const published = await this.store.publishedScenario().catch(() => undefined);
-        if (!published || published.version <= this.latest) return;
-        this.latest = published.version;
-        await apply(published.version, JSON.parse(published.json));
-      });
-      queue = queue.catch(() => {});
-    });
+    const enqueue = (step: () => Promise<void>) => {
+      queue = queue.then(step).catch(() => {});
+    };
+    const catchUp = async (published: { version: number; json: string } | undefined) => {
+      if (!published || published.version <= this.latest) return;
+      this.latest = published.version;
+      await apply(published.version, JSON.parse(published.json));
+    };
+    await this.store.subscribeScenario(
+      (version) =>
+        enqueue(async () => {
+          if (version > this.latest) await catchUp(await this.store.publishedScenario());
+        }),
+      () =>
+        enqueue(async () => {
+          const published = await this.store.publishedScenario();
+          const definition = current();
+          if (published || definition === undefined) return catchUp(published);
+          await catchUp(await this.store.publishScenario(JSON.stringify(definition), true, this.latest));
+        }),
+    );
   }
 
   status(engine: ScenarioEngine | undefined): StateStatus {

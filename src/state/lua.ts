@@ -82,7 +82,9 @@ return out
 
 /**
  * Publishes a scenario: KEYS[1] the scenario hash, ARGV[1] its JSON, ARGV[2] the channel,
- * ARGV[3] 1 to publish only when none is published yet. Returns [version, JSON in force].
+ * ARGV[3] 1 to publish only when none is published yet, ARGV[4] the newest version the
+ * publisher has seen (a Redis that lost its data must not hand out an old version number again).
+ * Returns [version, JSON in force].
  */
 export const PUBLISH_SCRIPT = `
 if ARGV[3] == '1' then
@@ -90,6 +92,11 @@ if ARGV[3] == '1' then
   if cur[1] then return {tonumber(cur[1]), cur[2]} end
 end
 local v = redis.call('HINCRBY', KEYS[1], 'version', 1)
+local floor = tonumber(ARGV[4])
+if v <= floor then
+  v = floor + 1
+  redis.call('HSET', KEYS[1], 'version', v)
+end
 redis.call('HSET', KEYS[1], 'json', ARGV[1])
 redis.call('PUBLISH', ARGV[2], tostring(v))
 return {v, ARGV[1]}

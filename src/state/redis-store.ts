@@ -90,9 +90,11 @@ export class RedisStateStore implements SharedRuleStore {
   }
 
   /** Connects, or throws one line naming the URL when Redis does not answer. */
-  static async connect(url: string): Promise<RedisStateStore> {
+  static async connect(url: string, label = '--state'): Promise<RedisStateStore> {
     checkRedisUrl(url);
     const client = clientFor(url, true);
+    let lastError: Error | undefined;
+    client.on('error', (e: Error) => (lastError ??= e));
     try {
       await Promise.race([
         client.connect().then(() => client.ping()),
@@ -100,7 +102,8 @@ export class RedisStateStore implements SharedRuleStore {
       ]);
     } catch (err) {
       client.disconnect();
-      throw new StateStoreError(`--state ${displayUrl(url)}: cannot reach Redis (${(err as Error).message || String(err)})`);
+      const cause = lastError ?? (err as Error);
+      throw new StateStoreError(`${label.endsWith('=') ? label : `${label} `}${displayUrl(url)}: cannot reach Redis (${cause.message || String(cause)})`);
     }
     return new RedisStateStore(url, client);
   }
@@ -159,8 +162,8 @@ export class RedisStateStore implements SharedRuleStore {
    * Publishes a scenario (its JSON) to the fleet; with `onlyIfNone`, keeps the one already
    * published. Returns the version and the JSON now in force.
    */
-  async publishScenario(json: string, onlyIfNone: boolean): Promise<{ version: number; json: string }> {
-    const [version, inForce] = await this.client.aapPublish(`${KEY_PREFIX}:scenario`, json, `${KEY_PREFIX}:scenario`, onlyIfNone ? '1' : '0');
+  async publishScenario(json: string, onlyIfNone: boolean, newestSeen: number): Promise<{ version: number; json: string }> {
+    const [version, inForce] = await this.client.aapPublish(`${KEY_PREFIX}:scenario`, json, `${KEY_PREFIX}:scenario`, onlyIfNone ? '1' : '0', newestSeen);
     return { version: Number(version), json: inForce };
   }
 
@@ -170,17 +173,19 @@ export class RedisStateStore implements SharedRuleStore {
     return version && json ? { version: Number(version), json } : undefined;
   }
 
-  /** Calls `onVersion` with each version another replica publishes (the subscriber reconnects by itself). */
-  async subscribeScenario(onVersion: (version: number) => void): Promise<void> {
+  /**
+   * Calls `onVersion` with each version another replica publishes, and `onReady` each time the
+   * subscription is (re)established (a publication may have been missed meanwhile). The
+   * subscriber reconnects by itself.
+   */
+  async subscribeScenario(onVersion: (version: number) => void, onReady: () => void): Promise<void> {
     const sub = this.client.duplicate({ lazyConnect: true, enableOfflineQueue: true, commandTimeout: undefined });
     sub.on('error', () => {});
     this.subscriber = sub;
     sub.on('message', (_channel: string, message: string) => onVersion(Number(message)));
-    // After a reconnection a publication may have been missed: the latest version is read again.
-    sub.on('ready', () => {
-      void this.publishedScenario().then((p) => p && onVersion(p.version), () => {});
-    });
     await sub.connect();
+    sub.on('ready', onReady);
+    this.client.on('ready', onReady);
     await sub.subscribe(`${KEY_PREFIX}:scenario`);
   }
 
