@@ -355,8 +355,9 @@ async function main(): Promise<void> {
       },
     )
     .strict()
-    // A flag given twice takes its last value (as in most tools), never an array.
-    .parserConfiguration({ 'duplicate-arguments-array': false })
+    // A flag given twice takes its last value (as in most tools), never an array; the parser's own
+    // setting for that would also keep only the last of several positional files.
+    .middleware(lastValueOfRepeatedFlags, true)
     .fail((msg, e) => {
       if (e) fail(e.message);
       err(`${msg}\n\nRun "${helpCommand()}" for usage.`);
@@ -365,6 +366,12 @@ async function main(): Promise<void> {
     .help()
     .version(VERSION)
     .parseAsync();
+}
+
+/** Options and positionals that are lists; any other repeated flag keeps its last value. */
+const LIST_ARGUMENTS = new Set(['_', 'files', 'journals', 'args', 'redact-header', 'redactHeader']);
+function lastValueOfRepeatedFlags(argv: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(argv)) if (Array.isArray(value) && !LIST_ARGUMENTS.has(key)) argv[key] = value.at(-1);
 }
 
 /** The --help line for the command being run: `aap-chaos mock --help` for a bad mock flag. */

@@ -223,6 +223,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       maxBodyBytes: opts.maxBodyBytes,
       tls: opts.dealerTls,
       replica: fleet?.replica ?? opts.replicaId,
+      clientKeySecret: fleet?.clientKeySecret,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();

@@ -42,6 +42,8 @@ export interface ProxyOptions {
   target: string;
   /** The replica id each journal line carries (fleet mode). */
   replica?: string;
+  /** Secret of the client-key hashes; a fleet shares one, so a buyer has one key on every replica. */
+  clientKeySecret?: Buffer;
   port?: number;
   host?: string;
   /** Milliseconds to wait for the dealer's headers and between body chunks (default 30 000). */
@@ -92,7 +94,7 @@ export class ChaosProxy {
   private readonly sessionHeader: string;
   /** The client key the options fixed; undefined lets the scenario's rules decide. */
   private readonly fixedClientKey: ClientKeySource | undefined;
-  private readonly clientKeys = new ClientKeyHasher();
+  private readonly clientKeys: ClientKeyHasher;
   private readonly scenarioClientKeys = new WeakMap<Decider, ClientKeySource>();
   private readonly sockets = new Set<import('node:net').Socket>();
   private closing = false;
@@ -101,6 +103,7 @@ export class ChaosProxy {
     // `??`, not a spread: callers pass `undefined` for "not set", which must keep the default.
     this.opts = { ...opts, maxInspectBytes: opts.maxInspectBytes ?? 1024 * 1024, rewriteCard: opts.rewriteCard ?? true };
     this.dryRun = opts.dryRun ?? false;
+    this.clientKeys = new ClientKeyHasher(opts.clientKeySecret);
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
     this.sessionHeader = (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase();

@@ -32,11 +32,19 @@ export class Fleet {
   private constructor(
     readonly store: RedisStateStore,
     readonly replica: string,
+    /** Shared by the fleet: a buyer keyed by a header has one client key on every replica. */
+    readonly clientKeySecret: Buffer,
   ) {}
 
   /** `fromEnv`: the URL came from AAP_CHAOS_STATE, which messages then name. */
   static async start(url: string, replicaId: string | undefined, fromEnv = false): Promise<Fleet> {
-    return new Fleet(await RedisStateStore.connect(url, fromEnv ? `${STATE_ENV}=` : '--state'), replicaId ?? `${hostname()}-${process.pid}`);
+    const store = await RedisStateStore.connect(url, fromEnv ? `${STATE_ENV}=` : '--state');
+    try {
+      return new Fleet(store, replicaId ?? `${hostname()}-${process.pid}`, await store.sharedSecret());
+    } catch (err) {
+      await store.close();
+      throw new StateStoreError(`${fromEnv ? `${STATE_ENV}=` : '--state '}${store.url}: ${(err as Error).message}`);
+    }
   }
 
   /** Engine options for one published version: its shared keys start fresh. */

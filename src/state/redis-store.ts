@@ -4,7 +4,7 @@
  * waiting); the client reconnects by itself, and `available()` says whether shared state answers
  * now. A second connection subscribes to the scenario channel.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { PUBLISH_SCRIPT, WALK_SCRIPT } from './lua.js';
 import type { SharedRuleStore, WalkRequest, WalkResult, StepVerdict } from './store.js';
@@ -156,6 +156,14 @@ export class RedisStateStore implements SharedRuleStore {
   /** A fresh token for one request's slot and hits. */
   static token(): string {
     return randomUUID();
+  }
+
+  /** The fleet's secret for client-key hashes: made by the first replica, read by the others. */
+  async sharedSecret(): Promise<Buffer> {
+    const key = `${KEY_PREFIX}:client-key-secret`;
+    await this.client.set(key, randomBytes(32).toString('hex'), 'NX');
+    const hex = await this.client.get(key);
+    return Buffer.from(hex ?? '', 'hex');
   }
 
   /**
