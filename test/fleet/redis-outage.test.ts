@@ -34,6 +34,7 @@ t.test('Redis stopped mid-run and restarted', { skip: redisMissing() }, async (t
     headers: { 'content-type': 'application/json' },
   });
   t.match(vehicle.body.toString(), /VEHICLE_UNAVAILABLE/, 'a stateless rule keeps firing during the outage');
+  t.notOk(a.journal.all().at(-1)!.suspended, 'a request no stateful rule matches needs no shared state at all');
 
   await fleet.redis.start();
   await waitFor(() => a.status().state.status === 'ready' && b.status().state.status === 'ready', 15_000);
