@@ -271,13 +271,15 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         proxy.dryRun = enabled;
         log(enabled ? 'dry run on: faults are journaled, never applied' : 'dry run off: faults apply again');
       },
-      reset(): void {
+      async reset(): Promise<void> {
         engine?.reset();
         journal.clear();
+        await engine?.forgetShared?.();
       },
-      resetSession(id: string): void {
+      async resetSession(id: string): Promise<void> {
         engine?.resetSession(id);
         journal.clear(id);
+        await engine?.forgetShared?.(id);
       },
       sessions: () => engine?.sessions() ?? [],
       report(query: { session?: string } = {}): Report {

@@ -34,9 +34,9 @@ export interface ControlSurface {
   /** Dry run on: rules are decided and journaled, but no fault is applied. */
   setDryRun(enabled: boolean): void;
   /** Counters, rate-limit state and the journal ring. */
-  reset(): void;
+  reset(): void | Promise<void>;
   /** One session's rule state and journal lines. */
-  resetSession(id: string): void;
+  resetSession(id: string): void | Promise<void>;
   sessions(): SessionSummary[];
   /** The report over every journal line, or over one session's. */
   report(query?: { session?: string }): Report;
@@ -123,8 +123,8 @@ const routes: Route[] = [
   {
     method: 'POST',
     path: /^\/reset$/,
-    handle: (s, { res }) => {
-      s.reset();
+    handle: async (s, { res }) => {
+      await s.reset();
       sendJson(res, 200, { reset: true });
     },
   },

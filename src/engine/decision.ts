@@ -85,6 +85,8 @@ export interface ScenarioEngine<D extends Decision | Promise<Decision> = Decisio
   setEnabled(id: string, enabled: boolean): boolean;
   /** Clears counters, rate-limit state and per-key state of every session. */
   reset(): void;
+  /** Fleet mode: forgets the shared rule state of one session, or of all (after reset / resetSession). */
+  forgetShared?(session?: string): Promise<void>;
   /** Forgets one session's rule state; false when it had none. */
   resetSession(id: string): boolean;
   /** The sessions the engine holds state for, the least recently used first. */

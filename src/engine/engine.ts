@@ -206,12 +206,9 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
         r.fired = 0;
       }
       sessions.clear();
-      shared?.forget();
     },
-    resetSession: (id) => {
-      shared?.forget(id);
-      return sessions.reset(id);
-    },
+    resetSession: (id) => sessions.reset(id),
+    forgetShared: async (session) => shared?.forget(session),
     sessions: () => sessions.list(),
     activeFaults: () => sessions.activeFaults() + (shared?.held ?? 0),
   };

@@ -135,10 +135,10 @@ export class RedisStateStore implements SharedRuleStore {
     this.client.zrem(activeKey, token).catch(() => {});
   }
 
-  forget(prefix: string): void {
-    if (!this.available()) return;
+  async forget(prefix: string): Promise<void> {
+    if (!this.available()) return; // its keys expire with the idle time
     const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
-    void (async () => {
+    await (async () => {
       let cursor = '0';
       for (let step = 0; step < FORGET_MAX_STEPS; step++) {
         const [next, found] = await this.client.scan(cursor, 'MATCH', pattern, 'COUNT', FORGET_BATCH);

@@ -178,7 +178,7 @@ export class SharedRuleWalk {
   }
 
   /** Forgets the shared state of one session, or of every session. */
-  forget(session?: string): void {
-    this.store.forget(session === undefined ? `${this.namespace}:` : `${this.namespace}:${session}:`);
+  forget(session?: string): Promise<void> {
+    return this.store.forget(session === undefined ? `${this.namespace}:` : `${this.namespace}:${session}:`);
   }
 }

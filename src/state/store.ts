@@ -56,8 +56,8 @@ export interface SharedRuleStore {
   walk(request: WalkRequest): Promise<WalkResult>;
   /** Gives back a fault slot; never waits for the answer. */
   release(activeKey: string, token: string): void;
-  /** Forgets every key under the prefix (a reset); never waits for the answer. */
-  forget(prefix: string): void;
+  /** Forgets every key under the prefix (a reset); bounded, and resolves even when the store is away. */
+  forget(prefix: string): Promise<void>;
   /** Counts requests on which a rule was suspended (for /status and the metric). */
   noteSuspended(ruleIds: readonly string[]): void;
 }

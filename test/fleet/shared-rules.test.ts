@@ -3,7 +3,7 @@
 import t from 'tap';
 import { redisMissing } from '../helpers/debian-services.js';
 import { search, startFleet } from '../helpers/fleet.js';
-import { waitFor } from '../helpers/servers.js';
+import { request, waitFor } from '../helpers/servers.js';
 
 t.test('three replicas share one rate limit exactly under concurrent load', { skip: redisMissing() }, async (t) => {
   const fleet = await startFleet(t, 3, {
@@ -73,4 +73,24 @@ t.test('max_active_faults holds fleet-wide', { skip: redisMissing() }, async (t)
   await first;
   t.same(a!.journal.all().at(-1)!.fired, ['slow'], 'the first replica fired');
   t.equal(line.replica, 'r2', 'journal lines carry the replica id');
+});
+
+t.test('a reset on one replica clears the fleet-wide counters; a session reset only that session', { skip: redisMissing() }, async (t) => {
+  const fleet = await startFleet(t, 2, {
+    scenario: 'fleet-reset',
+    rules: [{ id: 'one-per-minute', match: { skill: 'inventory.search' }, rate_limit: { limit: 1, window_ms: 60_000 } }],
+  });
+  const [a, b] = fleet.replicas.map((r) => r.url) as [string, string];
+  const session = (id: string) => ({ 'x-aap-chaos-session': id });
+  t.equal((await search(a, 1)).code, undefined);
+  t.equal((await search(b, 2)).code, 'RATE_LIMITED');
+  t.equal((await search(a, 3, session('s1'))).code, undefined, 'a named session has its own window');
+  t.equal((await search(b, 4, session('s1'))).code, 'RATE_LIMITED');
+
+  t.equal((await request(`${fleet.replicas[0]!.adminUrl}/sessions/s1/reset`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 200);
+  t.equal((await search(b, 5, session('s1'))).code, undefined, 'the session reset reaches the other replica');
+  t.equal((await search(b, 6)).code, 'RATE_LIMITED', 'the default session is untouched');
+
+  t.equal((await request(`${fleet.replicas[1]!.adminUrl}/reset`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 200);
+  t.equal((await search(a, 7)).code, undefined, 'after a reset on the second replica, the first lets a request through');
 });
