@@ -7,7 +7,7 @@
  */
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Rule } from '../scenario/types.generated.js';
-import type { EffectContext, ModifierEffect, TerminalEffect } from '../effects/effect.js';
+import type { EffectContext, ModifierEffect, TerminalAction, TerminalEffect } from '../effects/effect.js';
 import type { Decision } from '../engine/decision.js';
 import type { Predicate } from '../engine/match.js';
 import { ruleKeepsState } from './rule-state.js';
@@ -46,7 +46,7 @@ interface Matched {
   stateful: boolean;
   localOk: boolean;
   /** A non-rate-limit terminal's answer, computed before the walk (it needs no shared state). */
-  answer?: { action: import('../effects/effect.js').TerminalAction; explain: string };
+  answer?: { action: TerminalAction; explain: string };
 }
 
 /** `from_s`, `until_s` and the probability: what each replica decides alone. */
@@ -57,6 +57,11 @@ function localConditionsHold(rule: Rule, elapsedS: number, random: () => number)
   if (w.until_s !== undefined && elapsedS >= w.until_s) return false;
   if (w.probability !== undefined && !(random() < w.probability)) return false;
   return true;
+}
+
+function countMatch(decision: Decision, rule: WalkableRule): void {
+  rule.matched++;
+  decision.matched.push(rule.id);
 }
 
 export class SharedRuleWalk {
@@ -87,8 +92,6 @@ export class SharedRuleWalk {
     }
     if (!needsStore) return undefined;
     for (const m of matched) {
-      m.rule.matched++;
-      input.decision.matched.push(m.rule.id);
       m.localOk = localConditionsHold(m.rule.def, input.elapsedS, input.random);
       if (m.rule.terminal && m.rule.terminal.name !== 'rate_limit') m.answer = m.rule.terminal.decide(input.ctxFor({}));
     }
@@ -133,8 +136,10 @@ export class SharedRuleWalk {
         this.store.release(activeKey, token);
       };
     }
+    // Rules after the one that answered were never reached, as in the memory store's walk.
     result.steps.forEach((step, i) => {
       const m = matched[i]!;
+      countMatch(decision, m.rule);
       if (step.verdict === 'skipped_max_active') decision.effects.push(`${m.rule.id}: skipped, max_active_faults (${this.maxActive}) reached`);
     });
     for (let i = 0; i < result.steps.length; i++) {
@@ -164,6 +169,7 @@ export class SharedRuleWalk {
     const { decision } = input;
     const suspended: string[] = [];
     for (const m of matched) {
+      countMatch(decision, m.rule);
       if (m.stateful || this.maxActive !== undefined) {
         suspended.push(m.rule.id);
         decision.effects.push(`${m.rule.id}: suspended, shared state unavailable (${this.store.url})`);
