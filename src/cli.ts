@@ -14,6 +14,8 @@ import { runReportCommand } from './journal/report-command.js';
 import { runCtl } from './control/ctl.js';
 import { formatReport } from './journal/report-format.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
+import { startFleetCommand } from './state/fleet-command.js';
+import { reportToPrimary, workerIndex } from './state/workers.js';
 
 /** Set once stdout is closed (`aap-chaos … | head -1`): further output is dropped, quietly. */
 let stdoutClosed = false;
@@ -115,8 +117,13 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     redactHeaders: argv.redactHeader,
     dealerTls: { ca: argv.ca === undefined ? undefined : readCaFile(argv.ca), insecure: argv.insecure },
     mock: { profile: argv.mockProfile, extensionUri: argv.mockExtensionUri, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
+    state: argv.state,
+    replicaId: argv.replicaId,
     log: out,
   });
+  const workers = checkOption(RUN_OPTIONS.workers, 'workers', argv.workers, 'flag') as number;
+  // --workers N: the primary forks and supervises; each worker goes on below as one replica.
+  if ((await startFleetCommand(workers, opts, { out, fail })) === 'primary') return;
   // Checked before anything starts: a watch that could never fire is a mistake, not a no-op.
   let watchedFile: string | undefined;
   if (argv.watch) {
@@ -133,7 +140,8 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     if (e instanceof ScenarioRejectedError) fail(e.message);
     fail((e as Error).message);
   }
-  if (!opts.target) {
+  reportToPrimary({ ready: true, url: runtime.url, adminUrl: runtime.adminUrl });
+  if (!opts.target && (workerIndex() ?? 1) === 1) {
     out('');
     out('Try it (inventory.search through the proxy):');
     out(
@@ -223,6 +231,9 @@ async function main(): Promise<void> {
           .option('ca', { type: 'string', describe: 'PEM file of CA certificates to trust for an https:// target' })
           .option('redact-header', { type: 'string', array: true, describe: 'a header whose value is a secret (besides Authorization, cookies, x-api-key); repeatable' })
           .option('insecure', { type: 'boolean', default: false, describe: 'do not verify the https:// target\'s certificate' })
+          .option('state', { type: 'string', describe: 'where rule state lives: memory (default) or redis://host:port/db, shared by every replica (or AAP_CHAOS_STATE)' })
+          .option('replica-id', { type: 'string', describe: "this replica's name in journal lines and /status (default host-pid); also mixed into the seed" })
+          .option('workers', { type: 'string', nargs: 1, default: '1', describe: 'worker processes behind the one proxy port (more than 1 needs --state redis://… unless the scenario keeps no state)' })
           .options(listenerTimeoutFlags)
           .options(scenarioLimitFlags),
       (argv) => runProxy(argv),
@@ -282,11 +293,11 @@ async function main(): Promise<void> {
       for (const s of await listBuiltinScenarios()) out(`${s.name.padEnd(22)} ${s.description ?? ''}`);
     })
     .command(
-      'report <journal>',
-      'grade a buyer from a journal file; exit 1 when a check fails',
+      'report <journals..>',
+      'grade a buyer from a journal file (or the journals of several replicas, merged by time); exit 1 when a check fails',
       (y) =>
         y
-          .positional('journal', { type: 'string', demandOption: true })
+          .positional('journals', { type: 'string', array: true, demandOption: true })
           .option('json', { type: 'boolean', default: false })
           .option('junit', { type: 'string', describe: 'also write JUnit XML to this file' })
           .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'the profile the run used (the version check needs 2.0)' })
@@ -295,7 +306,7 @@ async function main(): Promise<void> {
       async (parsed) => {
         const argv = parsed as Record<string, any>;
         const thresholds = Object.fromEntries(THRESHOLD_NAMES.filter((n) => argv[flagName(n)] !== undefined).map((n) => [n, argv[flagName(n)]]));
-        const result = await runReportCommand(argv.journal, { json: argv.json, junit: argv.junit, profile: argv.profile, extensionUri: argv.extensionUri, thresholds });
+        const result = await runReportCommand(argv.journals as string[], { json: argv.json, junit: argv.junit, profile: argv.profile, extensionUri: argv.extensionUri, thresholds });
         out(result.output);
         process.exitCode = result.exitCode;
       },
@@ -344,8 +355,9 @@ async function main(): Promise<void> {
       },
     )
     .strict()
-    // A flag given twice takes its last value (as in most tools), never an array.
-    .parserConfiguration({ 'duplicate-arguments-array': false })
+    // A flag given twice takes its last value (as in most tools), never an array; the parser's own
+    // setting for that would also keep only the last of several positional files.
+    .middleware(lastValueOfRepeatedFlags, true)
     .fail((msg, e) => {
       if (e) fail(e.message);
       err(`${msg}\n\nRun "${helpCommand()}" for usage.`);
@@ -354,6 +366,12 @@ async function main(): Promise<void> {
     .help()
     .version(VERSION)
     .parseAsync();
+}
+
+/** Options and positionals that are lists; any other repeated flag keeps its last value. */
+const LIST_ARGUMENTS = new Set(['_', 'files', 'journals', 'args', 'redact-header', 'redactHeader']);
+function lastValueOfRepeatedFlags(argv: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(argv)) if (Array.isArray(value) && !LIST_ARGUMENTS.has(key)) argv[key] = value.at(-1);
 }
 
 /** The --help line for the command being run: `aap-chaos mock --help` for a bad mock flag. */

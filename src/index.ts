@@ -27,8 +27,8 @@ export interface Chaos {
   journal(query?: { session?: string }): JournalEntry[];
   /** The buyer-behaviour report over the journal so far (over one session's lines, when given). */
   report(query?: { session?: string }): Report;
-  /** Forgets one session's rule state and journal lines. */
-  resetSession(id: string): void;
+  /** Forgets one session's rule state and journal lines (in fleet mode, resolves once Redis forgot it too). */
+  resetSession(id: string): Promise<void>;
   /** Emits `request` with each journal line as its request finishes. */
   readonly events: RuntimeEvents;
   /** The status the admin API's `GET /status` returns. */
@@ -52,7 +52,7 @@ export async function startChaos(opts: ChaosOptions = {}): Promise<Chaos> {
     },
     journal: (query = {}) => runtime.journal.entries(query),
     report: (query) => runtime.report(query),
-    resetSession: (id) => runtime.resetSession(id),
+    resetSession: async (id) => runtime.resetSession(id),
     status: () => runtime.status(),
     close: () => runtime.close(),
   };

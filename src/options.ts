@@ -96,6 +96,17 @@ function clientKey(value: unknown): string {
   return invalid('is not ip or header:NAME');
 }
 
+function stateStore(value: unknown): string {
+  const s = text(value);
+  if (s === 'memory') return s;
+  if (!URL.canParse(s) || !['redis:', 'rediss:'].includes(new URL(s).protocol)) return invalid('is neither memory nor a redis://host:port/db URL');
+  return s;
+}
+
+function replicaId(value: unknown): string {
+  return typeof value === 'string' && /^[\x21-\x7e]{1,64}$/.test(value) ? value : invalid('is not a replica id (1-64 printable characters, no spaces)');
+}
+
 const port = wholeNumber(0, 65_535, 'a port number (0-65535; 0 picks a free port)');
 
 export const RUN_OPTIONS = {
@@ -121,6 +132,9 @@ export const RUN_OPTIONS = {
   headerTimeoutMs: { flag: 'header-timeout', parse: parseDurationMs },
   bodyTimeoutMs: { flag: 'body-timeout', parse: parseDurationMs },
   maxBodyBytes: { flag: 'max-body', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1') },
+  state: { flag: 'state', parse: stateStore },
+  replicaId: { flag: 'replica-id', parse: replicaId },
+  workers: { flag: 'workers', parse: wholeNumber(1, 256, 'a number of workers from 1 to 256') },
   eventsBufferBytes: { flag: 'events-buffer-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
 } satisfies Record<string, OptionSpec>;
 

@@ -25,6 +25,8 @@ import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
 import { checkOptions } from './options.js';
 import { ADMIN_LISTENER, listenNamed, PROXY_LISTENER } from './listen-errors.js';
+import { Fleet, memoryStateStatus, stateUrlOf } from './state/fleet.js';
+import type { StateStatus } from './state/store.js';
 
 export type { RuntimeStatus, ScenarioInput } from './control/surface.js';
 
@@ -86,6 +88,10 @@ export interface RuntimeOptions {
   redactHeaders?: string[];
   /** TLS trust for an https:// target: extra CA certificates (PEM text) and/or no verification. */
   dealerTls?: DealerTls;
+  /** Where rule state lives: memory (default) or redis://host:port/db, shared by a fleet; defaults to AAP_CHAOS_STATE. */
+  state?: string;
+  /** This replica's name in journal lines and /status (fleet mode; default host-pid). */
+  replicaId?: string;
   /** Where start-up lines go (default: nowhere). */
   log?: (line: string) => void;
   /** Where the admin token variable is read from (default process.env). */
@@ -133,13 +139,25 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   // Made before the metrics exist (the first scenario decides the profile); they are told once they do.
   let metrics: ChaosMetrics | undefined;
   const onFaultOverflow = (rule: string) => metrics?.faultOverflowed(rule);
-  const engineFor = (scenario: Scenario) => createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults, onFaultOverflow });
   const validated = async (input: ScenarioInput): Promise<Scenario> => {
     const result = await loadScenarioInput(input);
     if (!result.ok) throw new ScenarioRejectedError(result.problems.map(formatProblem));
     return result.scenario;
   };
-  let engine = opts.scenario !== undefined ? engineFor(await validated(opts.scenario)) : undefined;
+  const stateUrl = stateUrlOf(opts.state, opts.env ?? process.env);
+  const own = opts.scenario !== undefined ? await validated(opts.scenario) : undefined;
+  const fleet = stateUrl !== undefined ? await Fleet.start(stateUrl, opts.replicaId, opts.state === undefined) : undefined;
+  const engineFor = (scenario: Scenario, version?: number) =>
+    createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults, onFaultOverflow, replicaId: opts.replicaId, ...(fleet && version !== undefined ? fleet.engineOptions(scenario, version) : {}) });
+  let engine: ScenarioEngine | undefined;
+  try {
+    // In a fleet the scenario already published wins over this replica's own.
+    const adopted = await fleet?.adopt(own);
+    engine = adopted ? engineFor(await validated(adopted.definition as Scenario), adopted.version) : own && engineFor(own);
+  } catch (err) {
+    await fleet?.close();
+    throw err;
+  }
 
   // Precedence: the --profile flag, then the scenario's profile:, then the dealer's card (auto).
   const profile = opts.profile ?? engine?.profile ?? 'auto';
@@ -147,6 +165,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   const startedAt = Date.now();
   const timeouts = { headerTimeoutMs: opts.headerTimeoutMs, bodyTimeoutMs: opts.bodyTimeoutMs };
   const cleanups: Array<() => Promise<void>> = [];
+  if (fleet) cleanups.push(() => fleet.close());
   const undo = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => {});
   };
@@ -185,6 +204,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       timeouts,
       maxBodyBytes: opts.maxBodyBytes,
       tls: opts.dealerTls,
+      replica: fleet?.replica ?? opts.replicaId,
+      clientKeySecret: fleet?.clientKeySecret,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
@@ -194,6 +215,24 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     const url = await listenNamed(PROXY_LISTENER, proxyHost, proxyPort, () => proxy.listen(proxyPort, proxyHost));
     cleanups.push(() => proxy.close(0));
 
+    const swap = (next: ScenarioEngine): ScenarioEngine => {
+      // One assignment: a request reads the decider once, so it never sees half a swap.
+      engine = next;
+      proxy.decider = next;
+      // A scenario's own profile applies unless --profile fixed one for the whole run.
+      if (opts.profile === undefined) proxy.profile.configure(next.profile ?? 'auto', 'scenario');
+      log(`scenario ${next.name} loaded (seed ${next.seed}, ${next.rules().length} rules${next.version !== undefined ? `, fleet version ${next.version}` : ''})`);
+      return next;
+    };
+    // Another replica published a scenario: validate it here too, then swap.
+    await fleet?.follow(async (version, definition) => {
+      try {
+        swap(engineFor(await validated(definition as Scenario), version));
+      } catch (err) {
+        log(`published scenario version ${version} refused: ${(err as Error).message}`);
+      }
+    }, () => engine?.definition);
+
     const surface: ControlSurface = {
       journal,
       metrics,
@@ -202,14 +241,9 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         return engine;
       },
       async use(input: ScenarioInput): Promise<ScenarioEngine> {
-        const next = engineFor(await validated(input));
-        // One assignment: a request reads the decider once, so it never sees half a swap.
-        engine = next;
-        proxy.decider = next;
-        // A scenario's own profile applies unless --profile fixed one for the whole run.
-        if (opts.profile === undefined) proxy.profile.configure(next.profile ?? 'auto', 'scenario');
-        log(`scenario ${next.name} loaded (seed ${next.seed}, ${next.rules().length} rules)`);
-        return next;
+        const scenario = await validated(input);
+        // Validated before it is published: a bad scenario never reaches the other replicas.
+        return swap(engineFor(scenario, await fleet?.publish(scenario)));
       },
       setRuleEnabled(id: string, enabled: boolean): RuleStatus | undefined {
         if (!engine?.setEnabled(id, enabled)) return undefined;
@@ -219,13 +253,15 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         proxy.dryRun = enabled;
         log(enabled ? 'dry run on: faults are journaled, never applied' : 'dry run off: faults apply again');
       },
-      reset(): void {
+      async reset(): Promise<void> {
         engine?.reset();
         journal.clear();
+        await engine?.forgetShared?.();
       },
-      resetSession(id: string): void {
+      async resetSession(id: string): Promise<void> {
         engine?.resetSession(id);
         journal.clear(id);
+        await engine?.forgetShared?.(id);
       },
       sessions: () => engine?.sessions() ?? [],
       report(query: { session?: string } = {}): Report {
@@ -253,6 +289,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
           active_faults: engine?.activeFaults() ?? 0,
           journal: { entries, ring_size: journal.ringSize, file: journal.file ?? null, dropped: journal.dropped },
           events: { clients: hub.clientCount, dropped: hub.dropped },
+          state: fleet ? fleet.status(engine) : memoryStateStatus(opts.replicaId),
         };
       },
     };
@@ -280,6 +317,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         await admin.close();
         await mock?.close();
         await journal.close();
+        await fleet?.close();
       })());
 
     return Object.assign(surface, {

@@ -9,6 +9,7 @@ import { sessionRoutes, sessionQuery } from './session-routes.js';
 import type { ScenarioEngine } from '../engine/decision.js';
 import { ApiError, type Call, type ControlSurface, type Route, type ScenarioInput } from './surface.js';
 import { listBuiltinScenarios } from '../scenario/builtin.js';
+import { StateStoreError } from '../state/redis-store.js';
 import { dashboardFileFor, serveDashboardFile } from '../dashboard/serve.js';
 import { bearerTokenMatches, eventsAuthorization } from './auth.js';
 import { adminRequestRefusal } from './admin-guard.js';
@@ -72,8 +73,8 @@ const routes: Route[] = [
   {
     method: 'POST',
     path: /^\/reset$/,
-    handle: (s, { res }) => {
-      s.reset();
+    handle: async (s, { res }) => {
+      await s.reset();
       sendJson(res, 200, { reset: true });
     },
   },
@@ -179,12 +180,13 @@ async function putScenario(surface: ControlSurface, { req, res }: Call): Promise
   try {
     engine = await surface.use(input);
   } catch (err) {
+    if (err instanceof StateStoreError) throw new ApiError(503, err.message);
     const problems = (err as { problems?: unknown }).problems;
     if (!Array.isArray(problems)) throw err;
     const n = problems.length;
     throw new ApiError(422, `scenario rejected (${n} ${n === 1 ? 'problem' : 'problems'}); the current scenario is kept`, problems as string[]);
   }
-  sendJson(res, 200, { scenario: engine.name, seed: engine.seed, rules: engine.rules() });
+  sendJson(res, 200, { scenario: engine.name, seed: engine.seed, rules: engine.rules(), ...(engine.version !== undefined ? { scenario_version: engine.version } : {}) });
 }
 
 function getJournal(surface: ControlSurface, { res, url }: Call): void {

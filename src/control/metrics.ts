@@ -19,6 +19,7 @@ export class ChaosMetrics implements RequestObserver {
   private readonly overflow: Counter<'rule'>;
   private readonly upstreamLatency: Histogram;
   private readonly journalDrops: Counter<'sink'>;
+  private readonly suspendedRules: Counter<'rule'>;
   private readonly dealerViolations: Counter<'rule' | 'severity'>;
   private readonly requestCounters = new Map<string, { inc(): void }>();
 
@@ -69,6 +70,12 @@ export class ChaosMetrics implements RequestObserver {
       labelNames: ['sink'],
       registers,
     });
+    this.suspendedRules = new Counter({
+      name: 'aap_chaos_rules_suspended_total',
+      help: 'Requests on which a rule needing shared state did not fire because the state store (Redis) could not be reached, by rule id.',
+      labelNames: ['rule'],
+      registers,
+    });
   }
 
   onRequestDone(entry: JournalEntry): void {
@@ -87,6 +94,7 @@ export class ChaosMetrics implements RequestObserver {
     counter.inc();
     if (entry.upstream_ms !== undefined) this.upstreamLatency.observe(entry.upstream_ms / 1000);
     if (entry.conformance) for (const v of entry.conformance) this.dealerViolations.inc({ rule: v.rule, severity: v.severity });
+    if (entry.suspended) for (const rule of entry.suspended) this.suspendedRules.inc({ rule });
     if (entry.dry_run || !entry.faults) return;
     for (const { rule, effect } of entry.faults) this.faults.inc({ rule, effect });
   }

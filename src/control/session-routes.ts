@@ -22,7 +22,7 @@ export function sessionRoutes(sendJson: (res: ServerResponse, status: number, bo
     {
       method: 'POST',
       path: /^\/sessions\/([^/]+)\/reset$/,
-      handle: (s, { res, params }) => {
+      handle: async (s, { res, params }) => {
         let id: string;
         try {
           id = decodeURIComponent(params[0]!);
@@ -30,7 +30,7 @@ export function sessionRoutes(sendJson: (res: ServerResponse, status: number, bo
           id = '';
         }
         if (!isSessionId(id)) throw new ApiError(400, `/sessions/${params[0]!.slice(0, 40)}/reset: not a session id; ${PROBLEM}`);
-        s.resetSession(id);
+        await s.resetSession(id);
         sendJson(res, 200, { reset: true, session: id });
       },
     },

@@ -13,6 +13,7 @@ import type { ProfileOrigin } from '../proxy/profile.js';
 import type { Scenario } from '../scenario/types.generated.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
+import type { StateStatus } from '../state/store.js';
 
 /** A scenario as callers may give it: a built-in name, a file path, YAML or JSON text, or a parsed object. */
 export type ScenarioInput = string | Scenario;
@@ -34,6 +35,8 @@ export interface RuntimeStatus {
   active_faults: number;
   journal: { entries: number; ring_size: number; file: string | null; dropped: number };
   events: { clients: number; dropped: number };
+  /** The rule state store, this replica and the published scenario version (fleet mode). */
+  state: StateStatus;
 }
 
 /** What the admin API drives; the runtime provides it. */
@@ -50,9 +53,9 @@ export interface ControlSurface {
   /** Dry run on: rules are decided and journaled, but no fault is applied. */
   setDryRun(enabled: boolean): void;
   /** Counters, rate-limit state and the journal ring. */
-  reset(): void;
+  reset(): void | Promise<void>;
   /** One session's rule state and journal lines. */
-  resetSession(id: string): void;
+  resetSession(id: string): void | Promise<void>;
   sessions(): SessionSummary[];
   /** The report over every journal line, or over one session's. */
   report(query?: { session?: string }): Report;

@@ -6,9 +6,7 @@
 import { buildAapError } from '../protocol/envelopes.js';
 import type { Rule } from '../scenario/types.generated.js';
 import { envelopeReply, type TerminalEffect } from './effect.js';
-
-/** Timer granularity allowed when a buyer waits exactly retry_after_ms. */
-const CLOCK_SLACK_MS = 1;
+import { slidingWindow } from './sliding-window.js';
 
 export function createRateLimitEffect(rule: Rule): TerminalEffect {
   const { limit, window_ms: windowMs } = rule.rate_limit!;
@@ -17,15 +15,8 @@ export function createRateLimitEffect(rule: Rule): TerminalEffect {
     terminal: true,
     explain: () => `rate limit ${limit} per ${windowMs} ms`,
     decide: (ctx) => {
-      const hits = ((ctx.keyState.hits as number[] | undefined) ??= []);
-      // Buyers wait on millisecond timers that may fire a fraction of a millisecond early against
-      // this sub-millisecond clock; a hit that has less than that left counts as expired.
-      while (hits.length > 0 && hits[0]! <= ctx.now - windowMs + CLOCK_SLACK_MS) hits.shift();
-      if (hits.length < limit) {
-        hits.push(ctx.now);
-        return undefined;
-      }
-      const retryAfterMs = Math.max(1, Math.ceil(hits[0]! + windowMs - ctx.now));
+      const retryAfterMs = slidingWindow(ctx, limit, windowMs);
+      if (retryAfterMs === undefined) return undefined;
       return {
         action: envelopeReply(buildAapError(ctx.profile, 'RATE_LIMITED', ctx.request.id, { retryAfterMs })),
         explain: `RATE_LIMITED, retry after ${retryAfterMs} ms`,

@@ -33,6 +33,8 @@ export interface Decision {
   plan: ReplyPlan;
   /** Called once when the reply is finished: releases the rule's slot under max_active_faults. */
   release(): void;
+  /** Rules that did not fire because the shared state store could not be reached. */
+  suspended?: string[];
 }
 
 export interface DecisionInput {
@@ -44,7 +46,8 @@ export interface DecisionInput {
 }
 
 export interface Decider {
-  decide(input: DecisionInput): Decision;
+  /** Synchronous with the memory store; a promise only when a shared store had to be asked. */
+  decide(input: DecisionInput): Decision | Promise<Decision>;
 }
 
 const noop = () => {};
@@ -78,7 +81,8 @@ export interface RuleStatus {
 }
 
 /** A loaded scenario ready to decide requests: what the proxy swaps atomically on reload. */
-export interface ScenarioEngine extends Decider {
+export interface ScenarioEngine<D extends Decision | Promise<Decision> = Decision | Promise<Decision>> extends Decider {
+  decide(input: DecisionInput): D;
   readonly name: string;
   readonly description?: string;
   /** The seed actually in use (file, --seed, or a random one). */
@@ -94,10 +98,14 @@ export interface ScenarioEngine extends Decider {
   setEnabled(id: string, enabled: boolean): boolean;
   /** Clears counters, rate-limit state and per-key state of every session. */
   reset(): void;
+  /** Fleet mode: forgets the shared rule state of one session, or of all (after reset / resetSession). */
+  forgetShared?(session?: string): Promise<void>;
   /** Forgets one session's rule state; false when it had none. */
   resetSession(id: string): boolean;
   /** The sessions the engine holds state for, the least recently used first. */
   sessions(): SessionSummary[];
   /** Injected faults in progress now (what max_active_faults caps). */
   activeFaults(): number;
+  /** The published scenario version this engine runs (fleet mode only). */
+  readonly version?: number;
 }

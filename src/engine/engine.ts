@@ -13,11 +13,15 @@ import { effectsOf } from '../effects/registry.js';
 import { PASS_THROUGH, type AppliedEffect, type Decision, type DecisionInput, type RuleStatus, type ScenarioEngine } from './decision.js';
 import { compileMatch, RuleIndex, type CompiledMatch } from './match.js';
 import { fires } from './when.js';
+import { fire } from './fire.js';
 import { SessionTable, type KeyState, type SessionState } from './sessions.js';
 import { isAgentCardPath } from '../protocol/agent-card.js';
 import { boundText } from '../journal/bounds.js';
 import { clientKey } from '../journal/client-key.js';
 import { firstHeaderValue } from '../protocol/header-value.js';
+import { SharedRuleWalk } from '../state/shared-walk.js';
+import { replicaSeed } from '../state/rule-state.js';
+import type { SharedRuleStore } from '../state/store.js';
 
 /** Request header that forces one fault when --allow-header-faults is on. */
 export const FAULT_HEADER = 'x-aap-chaos';
@@ -44,6 +48,13 @@ export interface EngineOptions {
   allowHeaderFaults?: boolean;
   /** Told of each rule whose fault max_active_faults refused (the overflow metric). */
   onFaultOverflow?: (rule: string) => void;
+  /** Mixed into the seed: each replica of a fleet has its own reproducible stream. */
+  replicaId?: string;
+}
+
+/** An engine whose stateful rules live in a shared store (fleet mode). */
+export interface FleetEngineOptions extends EngineOptions {
+  shared?: { store: SharedRuleStore; namespace: string; version: number };
 }
 
 function keyFunction(spec: string | undefined): (r: ClassifiedRequest) => string {
@@ -53,30 +64,6 @@ function keyFunction(spec: string | undefined): (r: ClassifiedRequest) => string
   const name = key.header;
   // A buyer picks this value: a long one is remembered by its start and a hash.
   return (r) => boundText(firstHeaderValue(r.headers, name) ?? '(absent)');
-}
-
-/**
- * A rule fires: its modifiers add to the plan, then its terminal answer (when it has one) is
- * taken. Each effect that acted is recorded once, with its rule and its sentence; the normal and
- * the header-forced path both come through here.
- */
-function fire(
-  decision: Decision,
-  rule: string,
-  modifiers: readonly ModifierEffect[],
-  terminal: { effect: TerminalEffect; answer: { action: TerminalAction; explain: string } | undefined } | undefined,
-  ctx: EffectContext,
-): void {
-  decision.fired.push(rule);
-  const record = (effect: AppliedEffect['effect'], sentence: string) => {
-    decision.applied.push({ rule, effect, sentence });
-    decision.sentences.push(sentence);
-  };
-  for (const m of modifiers) record(m.name, m.apply(decision.plan, ctx));
-  if (terminal?.answer) {
-    decision.terminal = { ruleId: rule, action: terminal.answer.action };
-    record(terminal.effect.name, terminal.answer.explain);
-  }
 }
 
 function compileRule(def: Rule): CompiledRule {
@@ -91,13 +78,16 @@ export function randomSeed(): number {
   return Math.floor(Math.random() * 2 ** 31);
 }
 
-export function createEngine(scenario: Scenario, opts: EngineOptions = {}): ScenarioEngine {
+export function createEngine(scenario: Scenario, opts?: EngineOptions): ScenarioEngine<Decision>;
+export function createEngine(scenario: Scenario, opts: FleetEngineOptions): ScenarioEngine;
+export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}): ScenarioEngine {
   const seed = opts.seed ?? scenario.seed ?? randomSeed();
-  const sessions = new SessionTable(seed);
+  const sessions = new SessionTable(replicaSeed(seed, opts.replicaId));
   const rules = (scenario.rules ?? []).map(compileRule);
   const byId = new Map(rules.map((r) => [r.id, r]));
   const index = new RuleIndex(rules);
   const maxActive = scenario.max_active_faults;
+  const shared = opts.shared && new SharedRuleWalk(opts.shared.store, opts.shared.namespace, maxActive);
   const forcedCodeEffects = new Map<AapCode, TerminalEffect>(AAP_CODES.map((code) => [code, createErrorEffect({ id: `header:${code}`, error: { code } })]));
 
   const stateFor = (session: SessionState, rule: CompiledRule, key: string): KeyState => {
@@ -112,7 +102,7 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     return s;
   };
 
-  function decide(input: DecisionInput): Decision {
+  function decide(input: DecisionInput): Decision | Promise<Decision> {
     const { request } = input;
     const forcedHeader = opts.allowHeaderFaults ? request.headers[FAULT_HEADER] : undefined;
     const candidates = index.candidates(request);
@@ -153,6 +143,8 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     }
 
     const elapsedS = (now - session.startedAt) / 1000;
+    const sharedDecision = shared?.decide({ request, extensionUri: input.extensionUri, session: input.session, candidates, elapsedS, random, ctxFor, decision });
+    if (sharedDecision) return sharedDecision;
     for (const rule of candidates) {
       if (!rule.enabled) continue;
       if (!rule.match.predicates.every((p) => p(request, input.extensionUri))) continue;
@@ -185,6 +177,7 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
     profile: scenario.profile,
     reportThresholds: scenario.report as Record<string, number> | undefined,
     definition: scenario,
+    version: opts.shared?.version,
     decide,
     rules: (): RuleStatus[] =>
       rules.map((r) => ({
@@ -209,7 +202,8 @@ export function createEngine(scenario: Scenario, opts: EngineOptions = {}): Scen
       sessions.clear();
     },
     resetSession: (id) => sessions.reset(id),
+    forgetShared: async (session) => shared?.forget(session),
     sessions: () => sessions.list(),
-    activeFaults: () => sessions.activeFaults(),
+    activeFaults: () => sessions.activeFaults() + (shared?.held ?? 0),
   };
 }

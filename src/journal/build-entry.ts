@@ -83,6 +83,8 @@ export interface RequestCircumstances {
   extensionUri: string;
   /** The session the request named; undefined for the default session. */
   session?: string;
+  /** The replica that served the request (fleet mode). */
+  replica?: string;
 }
 
 /** Past this many bytes an error's `data` is left out of the journal line. */
@@ -105,6 +107,8 @@ export interface DecidedFaults {
   fired: string[];
   sentences: string[];
   applied: readonly FaultRecord[];
+  /** Rules that matched but could not fire: the shared state they need was unreachable. */
+  suspended?: string[];
 }
 
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;
@@ -123,6 +127,7 @@ export function buildJournalEntry(
     duration_ms: hundredths(at.durationMs),
     client: at.client,
     ...(at.session !== undefined ? { session: at.session } : {}),
+    ...(at.replica !== undefined ? { replica: at.replica } : {}),
     client_key: at.clientKey,
     http_method: request.httpMethod,
     path: request.path,
@@ -159,6 +164,7 @@ export function buildJournalEntry(
   if (reply.upstreamStatus !== undefined) entry.upstream_status = reply.upstreamStatus;
   if (reply.upstreamMs !== undefined) entry.upstream_ms = hundredths(reply.upstreamMs);
   if (reply.notes.length) entry.notes = reply.notes;
+  if (decision.suspended?.length) entry.suspended = decision.suspended;
   if (at.aborted) entry.aborted = true;
   return entry;
 }

@@ -25,6 +25,8 @@ export interface JournalEntry {
   client: string;
   /** The session the request named in the session header; absent for the default session. */
   session?: string;
+  /** The replica that served the request, in fleet mode (`--replica-id`); absent otherwise. */
+  replica?: string;
   /** Where `client` came from: `ip` or `header:NAME` (the report says which it grouped by). */
   client_key?: string;
   http_method: string;
@@ -74,6 +76,8 @@ export interface JournalEntry {
   retry_after_ms?: number;
   upstream_status?: number;
   upstream_ms?: number;
+  /** Rules that did not fire because the shared state store could not be reached (fleet mode). */
+  suspended?: string[];
   /** Why a modifier could not apply (e.g. "patch not applied: response is not JSON"). */
   notes?: string[];
   dry_run: boolean;

@@ -101,3 +101,10 @@ export async function readJournal(file: string): Promise<JournalEntry[]> {
   });
   return entries;
 }
+
+/** Several journals (the replicas of a fleet) as one, in time order: ULIDs sort by time. */
+export async function readJournals(files: readonly string[]): Promise<JournalEntry[]> {
+  if (files.length === 1) return readJournal(files[0]!);
+  const all = (await Promise.all(files.map(readJournal))).flat();
+  return all.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

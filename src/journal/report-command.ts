@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { toJUnit } from './junit.js';
-import { JournalReadError, readJournal } from './read-journal.js';
+import { JournalReadError, readJournals } from './read-journal.js';
 import { formatReport } from './report-format.js';
 import { buildReport, type Report, type ReportOptions } from './report.js';
 import { ThresholdError } from './thresholds.js';
@@ -24,10 +24,11 @@ export const REPORT_EXIT = { ok: 0, failed: 1, unreadable: 2 } as const;
  * `aap-chaos report JOURNAL.jsonl`: exit 0 when nothing failed, 1 when a check failed, 2 when
  * the journal (or a threshold, or the JUnit file) could not be used — with a message saying where.
  */
-export async function runReportCommand(file: string, opts: ReportCommandOptions = {}): Promise<{ exitCode: number; output: string }> {
+/** `files`: one journal, or one per replica of a fleet, graded as one. */
+export async function runReportCommand(files: string | readonly string[], opts: ReportCommandOptions = {}): Promise<{ exitCode: number; output: string }> {
   let report: Report;
   try {
-    report = buildReport(await readJournal(file), opts);
+    report = buildReport(await readJournals(typeof files === 'string' ? [files] : files), opts);
   } catch (err) {
     if (err instanceof JournalReadError || err instanceof ThresholdError) {
       return { exitCode: REPORT_EXIT.unreadable, output: `aap-chaos report: ${err.message}` };

@@ -49,6 +49,8 @@ export interface RequestSettings {
   rewriteCard: boolean;
   checkDealer: boolean;
   sessionHeader: string;
+  /** The replica id each journal line carries (fleet mode). */
+  replica?: string;
 }
 
 export class Exchange {

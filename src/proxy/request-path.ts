@@ -76,7 +76,9 @@ async function readAndDecide(x: Exchange): Promise<boolean> {
     x.noteRefusal(body.refusal);
     return false;
   }
-  x.decision = x.decider ? x.decider.decide({ request: x.request, profile, extensionUri, session: x.session }) : PASS_THROUGH;
+  const decided = x.decider ? x.decider.decide({ request: x.request, profile, extensionUri, session: x.session }) : PASS_THROUGH;
+  // Only a shared state store makes the decision wait; the memory store decides synchronously.
+  x.decision = decided instanceof Promise ? await decided : decided;
   if (!proxy.dryRun) {
     x.terminal = x.decision.terminal;
     x.plan = x.decision.plan;
@@ -295,6 +297,7 @@ function record(x: Exchange): void {
       dryRun: proxy.dryRun,
       ...x.inForce,
       session: x.session,
+      replica: proxy.settings.replica,
     }),
   );
   // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.

@@ -27,6 +27,10 @@ export { RULE_HEADER, SOURCE_HEADER } from './marker-headers.js';
 
 export interface ProxyOptions {
   target: string;
+  /** The replica id each journal line carries (fleet mode). */
+  replica?: string;
+  /** Secret of the client-key hashes; a fleet shares one, so a buyer has one key on every replica. */
+  clientKeySecret?: Buffer;
   port?: number;
   host?: string;
   /** Milliseconds to wait for the dealer's headers and between body chunks (default 30 000). */
@@ -73,7 +77,7 @@ export class ChaosProxy implements ProxyContext {
   private readonly opts: ProxyOptions;
   /** The client key the options fixed; undefined lets the scenario's rules decide. */
   private readonly fixedClientKey: ClientKeySource | undefined;
-  private readonly clientKeys = new ClientKeyHasher();
+  private readonly clientKeys: ClientKeyHasher;
   private readonly scenarioClientKeys = new WeakMap<Decider, ClientKeySource>();
   private readonly sockets = new Set<Socket>();
   private closing = false;
@@ -87,8 +91,10 @@ export class ChaosProxy implements ProxyContext {
       rewriteCard: opts.rewriteCard ?? true,
       checkDealer: opts.checkDealer ?? false,
       sessionHeader: (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase(),
+      replica: opts.replica,
     };
     this.dryRun = opts.dryRun ?? false;
+    this.clientKeys = new ClientKeyHasher(opts.clientKeySecret);
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
     this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;

@@ -1,0 +1,83 @@
+// --workers 2 with Redis: two worker processes behind one port share the rate limit exactly and
+// both serve requests; with the memory store a stateful scenario is refused with one clear line.
+import t from 'tap';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { redisMissing } from '../helpers/debian-services.js';
+import { dealerReply } from '../helpers/chaos-harness.js';
+import { freePort, startRedis } from '../helpers/redis-server.js';
+import { search } from '../helpers/fleet.js';
+import { startUpstream } from '../helpers/servers.js';
+
+const limited = `scenario: workers-limit
+rules:
+  - id: four-per-minute
+    match: { skill: inventory.search }
+    rate_limit: { limit: 4, window_ms: 60000 }
+`;
+
+t.test('--workers 2 with Redis: one port, one shared rate limit, both workers serving', { skip: redisMissing() }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'aap-chaos-workers-'));
+  const redis = await startRedis();
+  const dealer = await startUpstream((_req, res, body) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(dealerReply(body));
+  });
+  t.teardown(async () => {
+    await dealer.close();
+    await redis.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  writeFileSync(join(dir, 'limit.yaml'), limited);
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const args = ['bin/aap-chaos.js', '--workers', '2', '--state', redis.url, '--target', dealer.url, '--port', String(port), '--admin-port', String(adminPort), '--scenario', join(dir, 'limit.yaml'), '--journal', join(dir, 'j.jsonl'), '--replica-id', 'box'];
+  const primary = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => primary.once('exit', (code) => resolve(code)));
+  t.teardown(() => {
+    if (primary.exitCode === null && primary.signalCode === null) process.kill(primary.pid!, 'SIGKILL');
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`workers did not start: ${output}`)), 30_000);
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('2 workers')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    primary.stdout.on('data', onData);
+    primary.stderr.on('data', onData);
+    primary.once('exit', () => reject(new Error(`primary exited: ${output}`)));
+  });
+  t.match(output, /2 workers \(box-w1…w2\) share the proxy on http:\/\/127\.0\.0\.1:\d+/);
+
+  // Each request on its own connection: the primary hands connections to the workers in turn.
+  const results = await Promise.all(Array.from({ length: 12 }, (_, i) => search(`http://127.0.0.1:${port}`, i, { connection: 'close' })));
+  t.equal(results.filter((r) => r.code === undefined).length, 4, 'four allowed in total, not four per worker');
+  t.equal(results.filter((r) => r.code === 'RATE_LIMITED').length, 8);
+
+  process.kill(primary.pid!, 'SIGTERM');
+  t.equal(await exited, 0, 'SIGTERM stops the workers and the primary exits 0');
+  const replicas = new Set<string>();
+  for (const w of ['w1', 'w2']) {
+    for (const line of readFileSync(join(dir, `j.${w}.jsonl`), 'utf8').split('\n').filter(Boolean)) replicas.add(JSON.parse(line).replica);
+  }
+  t.same([...replicas].sort(), ['box-w1', 'box-w2'], 'both workers served requests, each in its own journal');
+});
+
+t.test('--workers 2 with the memory store refuses a stateful scenario', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'aap-chaos-workers-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'limit.yaml'), limited);
+  const run = spawnSync(process.execPath, ['bin/aap-chaos.js', '--workers', '2', '--scenario', join(dir, 'limit.yaml'), '--port', '0', '--admin-port', '0'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, AAP_CHAOS_STATE: '' },
+  });
+  t.equal(run.status, 2, 'a usage error');
+  t.match(run.stderr, /--workers 2: scenario workers-limit keeps state \(rule four-per-minute\).*--state redis:\/\//);
+  t.notMatch(run.stderr, /\n\s+at /, 'no stack trace');
+});
