@@ -14,10 +14,17 @@ import { decideOutcome, type LostReply } from './outcome.js';
 
 /** JSON with object keys sorted, so equal data hashes equally whatever the key order. */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i]);
+    return out + ']';
+  }
   if (value && typeof value === 'object') {
+    // Built by concatenation, not map and join: this runs for every skill request.
     const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) out += `${i ? ',' : ''}${JSON.stringify(keys[i])}:${canonicalJson((value as Record<string, unknown>)[keys[i]!])}`;
+    return out + '}';
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -29,14 +36,19 @@ export function canonicalHash(value: unknown): string {
 type Facts = Pick<JournalEntry, 'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'request_hash' | 'idempotency_key' | 'vehicle'>;
 
 export function journalFacts(request: ClassifiedRequest): Facts {
-  const facts: Facts = {
-    a2a_version: request.a2aVersion ?? null,
-  };
+  const facts: Facts = {};
+  addJournalFacts(facts, request);
+  return facts;
+}
+
+/** Adds the request's facts to `entry` in place (the journal line keeps this key order). */
+function addJournalFacts(facts: Facts, request: ClassifiedRequest): void {
+  facts.a2a_version = request.a2aVersion ?? null;
   if (request.extensions.length) facts.extensions = request.extensions;
-  if (request.kind !== 'jsonrpc') return facts;
+  if (request.kind !== 'jsonrpc') return;
   facts.method = request.rpcMethod;
   facts.rpc_id = request.id;
-  if (!request.skill) return facts;
+  if (!request.skill) return;
   facts.skill = request.skill;
   const data = request.skillData ?? {};
   if (request.skill === 'lead.submit') {
@@ -51,7 +63,6 @@ export function journalFacts(request: ClassifiedRequest): Facts {
     const id = data.vin ?? data.stock ?? data.vehicle_id;
     if (typeof id === 'string') facts.vehicle = id;
   }
-  return facts;
 }
 
 /** What the proxy observed of one reply. */
@@ -92,11 +103,66 @@ const MAX_KEPT_MESSAGE_CHARS = 300;
 /** The error member as the journal keeps it: whole when small, otherwise its code and a shortened message. */
 export function boundedReplyError(error: JsonRpcError): ReplyErrorRecord {
   const message = typeof error.message === 'string' ? error.message : String(error.message);
-  const size = Buffer.byteLength(JSON.stringify(error) ?? '');
-  if (size <= MAX_REPLY_ERROR_BYTES) return error.data === undefined ? { code: error.code, message } : { code: error.code, message, data: error.data };
+  // A bound on the serialized size settles the common small error without serializing it.
+  if (jsonBytesAtMost(error, 0, MAX_REPLY_ERROR_BYTES) <= MAX_REPLY_ERROR_BYTES || Buffer.byteLength(JSON.stringify(error) ?? '') <= MAX_REPLY_ERROR_BYTES) {
+    return error.data === undefined ? { code: error.code, message } : { code: error.code, message, data: error.data };
+  }
   const kept: ReplyErrorRecord = { code: error.code, message: message.length > MAX_KEPT_MESSAGE_CHARS ? `${message.slice(0, MAX_KEPT_MESSAGE_CHARS)}…` : message };
   if (error.data !== undefined) kept.data_omitted_bytes = Buffer.byteLength(JSON.stringify(error.data) ?? '');
   return kept;
+}
+
+/** Characters whose JSON form may take more than three bytes each: controls (\u00XX) and lone surrogates. */
+const WIDE_IN_JSON = /[\u0000-\u001f\ud800-\udfff]/;
+/** The longest text JSON.stringify writes for a number (e.g. -0.0000012345678901234567 is 25). */
+const MAX_NUMBER_CHARS = 26;
+
+/**
+ * An upper bound of the UTF-8 bytes JSON.stringify(value) takes, given up (Infinity) once it
+ * passes `budget` or meets anything it cannot bound (a toJSON method, deep nesting): the caller
+ * then serializes. Never below the true size, so "bound ≤ limit" proves "size ≤ limit".
+ */
+function jsonBytesAtMost(value: unknown, depth: number, budget: number): number {
+  switch (typeof value) {
+    case 'string':
+      return 2 + value.length * (WIDE_IN_JSON.test(value) ? 6 : 3);
+    case 'number':
+    case 'bigint':
+      return MAX_NUMBER_CHARS;
+    case 'boolean':
+      return 5;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return 4;
+  }
+  if (value === null) return 4;
+  if (depth > 16 || typeof (value as { toJSON?: unknown }).toJSON === 'function') return Infinity;
+  let total = 2;
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      total += 1 + jsonBytesAtMost(v, depth + 1, budget - total);
+      if (total > budget) return Infinity;
+    }
+    return total;
+  }
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    total += 2 + jsonBytesAtMost(k, depth + 1, budget) + jsonBytesAtMost((value as Record<string, unknown>)[k], depth + 1, budget - total);
+    if (total > budget) return Infinity;
+  }
+  return total;
+}
+
+/** Start times as RFC 3339 text; requests finishing under load share their millisecond often enough to keep the last one. */
+let lastIsoMs = NaN;
+let lastIso = '';
+function isoOf(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
 }
 
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;
@@ -108,27 +174,28 @@ export function buildJournalEntry(
   reply: ReplyFacts,
   at: RequestCircumstances,
 ): JournalEntry {
-  const entry: JournalEntry = {
+  // Assigned one by one, not spread: the line keeps its key order and no intermediate object is made.
+  const entry = {
     id: newUlid(at.startedAt),
-    ts: new Date(at.startedAt).toISOString(),
+    ts: isoOf(at.startedAt),
     t: at.startedAt,
     duration_ms: hundredths(at.durationMs),
     client: at.client,
-    ...(at.session !== undefined ? { session: at.session } : {}),
-    client_key: at.clientKey,
-    http_method: request.httpMethod,
-    path: request.path,
-    kind: request.kind,
-    ...journalFacts(request),
-    matched: decision.matched,
-    fired: decision.fired,
-    effects: decision.effects,
-    status: at.status,
-    source: reply.source,
-    profile: at.profile,
-    extension_uri: at.extensionUri,
-    dry_run: at.dryRun,
-  };
+  } as JournalEntry;
+  if (at.session !== undefined) entry.session = at.session;
+  entry.client_key = at.clientKey;
+  entry.http_method = request.httpMethod;
+  entry.path = request.path;
+  entry.kind = request.kind;
+  addJournalFacts(entry, request);
+  entry.matched = decision.matched;
+  entry.fired = decision.fired;
+  entry.effects = decision.effects;
+  entry.status = at.status;
+  entry.source = reply.source;
+  entry.profile = at.profile;
+  entry.extension_uri = at.extensionUri;
+  entry.dry_run = at.dryRun;
   const { outcome, cause } = decideOutcome({ lost: reply.lost, aborted: at.aborted, status: at.status, sawRpcError: reply.error !== undefined, body: reply.body });
   entry.outcome = outcome;
   if (cause) entry.unknown_cause = cause;
