@@ -61,7 +61,7 @@ export function derive(results) {
     { target: 'pass-through ≥ 0.95× the minimal undici forwarder', measured: `${fmt(ratioTo('passthrough', 'undici-floor'))}×`, ok: ratioTo('passthrough', 'undici-floor') >= 0.95 },
     { target: 'pass-through p99 ≤ the undici forwarder p99 + 2 ms', measured: `${signed(pass.p99 - floor.p99)} ms`, ok: pass.p99 - floor.p99 <= 2 },
     { target: '1,000 non-matching rules ≥ 0.95× pass-through', measured: `${fmt(ratioTo('rules-1000', 'passthrough'))}×`, ok: ratioTo('rules-1000', 'passthrough') >= 0.95 },
-    { target: `a scenario of ${fmtInt(results.loadTime.rules)} rules loads in < 2 s`, measured: `${fmt(loadSeconds)} s to serving (${fmt(results.loadTime.parsedMs / 1000)} s to a valid scenario)`, ok: loadSeconds < 2 },
+    { target: `a scenario of ${fmtInt(results.loadTime.rules)} rules loads in < 2 s`, measured: `${fmt(loadSeconds)} s from the file to serving`, ok: loadSeconds < 2 },
     { target: 'error path with --journal FILE and a live /events subscriber ≥ 0.7× direct', measured: `${fmt(byCase['error-journal-events'].ratio)}×`, ok: byCase['error-journal-events'].ratio >= 0.7 },
     { target: 'no journal line lost (file and /events)', measured: `${fmtInt(journal.requests)} requests, ${fmtInt(journal.fileLines)} lines, ${fmtInt(journal.eventsReceived)} events (${journal.eventsDropped} dropped)`, ok: journalWhole },
     ...rssTargets,

@@ -14,19 +14,81 @@ import { decideOutcome, type LostReply } from './outcome.js';
 
 /** JSON with object keys sorted, so equal data hashes equally whatever the key order. */
 function canonicalJson(value: unknown): string {
+  // Buyers mostly send keys in one order: data already canonical is written by JSON.stringify itself,
+  // and other data by JSON.stringify of a copy with its keys in order; sortedJson covers the rest.
+  if (isCanonical(value, 0)) return JSON.stringify(value) ?? 'null';
+  const copy = sortedCopy(value, 0);
+  return copy === UNSORTABLE ? sortedJson(value) : (JSON.stringify(copy) ?? 'null');
+}
+
+const UNSORTABLE = Symbol('unsortable');
+/** Keys V8 orders numerically ahead of all others, whatever the insertion order. */
+const INDEX_LIKE = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * A copy of plain data whose objects have their keys inserted in sorted order, or UNSORTABLE when
+ * JSON.stringify of such a copy would differ from sortedJson (index-like keys, dropped values).
+ */
+function sortedCopy(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 32) return UNSORTABLE;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v = sortedCopy(value[i], depth + 1);
+      if (v === UNSORTABLE) return UNSORTABLE;
+      out[i] = v;
+    }
+    return out;
+  }
+  const keys = Object.keys(value).sort();
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol' || INDEX_LIKE.test(k)) return UNSORTABLE;
+    const copied = sortedCopy(v, depth + 1);
+    if (copied === UNSORTABLE) return UNSORTABLE;
+    out[k] = copied;
+  }
+  return out;
+}
+
+function sortedJson(value: unknown): string {
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i]);
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + sortedJson(value[i]);
     return out + ']';
   }
   if (value && typeof value === 'object') {
-    // Built by concatenation, not map and join: this runs for every skill request.
     const keys = Object.keys(value).sort();
     let out = '{';
-    for (let i = 0; i < keys.length; i++) out += `${i ? ',' : ''}${JSON.stringify(keys[i])}:${canonicalJson((value as Record<string, unknown>)[keys[i]!])}`;
+    for (let i = 0; i < keys.length; i++) out += `${i ? ',' : ''}${JSON.stringify(keys[i])}:${sortedJson((value as Record<string, unknown>)[keys[i]!])}`;
     return out + '}';
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * Whether JSON.stringify(value) is already what sortedJson writes: plain data whose object keys
+ * are in sorted order at every level, with nothing JSON.stringify would drop or convert.
+ */
+function isCanonical(value: unknown, depth: number): boolean {
+  if (value === null) return true;
+  const type = typeof value;
+  if (type === 'string' || type === 'boolean') return true;
+  if (type === 'number') return Number.isFinite(value);
+  if (type !== 'object' || depth > 32) return false;
+  if (Array.isArray(value)) {
+    for (const v of value) if (!isCanonical(v, depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const keys = Object.keys(value as object);
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0 && !(keys[i - 1]! < keys[i]!)) return false;
+    if (!isCanonical((value as Record<string, unknown>)[keys[i]!], depth + 1)) return false;
+  }
+  return true;
 }
 
 export function canonicalHash(value: unknown): string {
@@ -154,15 +216,17 @@ function jsonBytesAtMost(value: unknown, depth: number, budget: number): number 
   return total;
 }
 
-/** Start times as RFC 3339 text; requests finishing under load share their millisecond often enough to keep the last one. */
-let lastIsoMs = NaN;
-let lastIso = '';
+/** Start times as RFC 3339 text with milliseconds: the text up to the second is kept for the current second. */
+let isoSecond = NaN;
+let isoPrefix = '';
 function isoOf(ms: number): string {
-  if (ms !== lastIsoMs) {
-    lastIso = new Date(ms).toISOString();
-    lastIsoMs = ms;
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+    isoSecond = second;
   }
-  return lastIso;
+  const millis = ms - second * 1000;
+  return `${isoPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
 }
 
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;

@@ -101,3 +101,38 @@ t.test('the ring sizes a bounded line as approxBytes does, conformance findings 
   const other = journalLine('01J00000000000000000000003', 3);
   t.equal(entryBytes(other), approxBytes(other), 'a line never bounded is measured');
 });
+
+t.test('request hashes do not depend on key order, and start times read as toISOString writes them', async (t) => {
+  const { canonicalHash } = await import('../../src/journal/facts.js');
+  const sorted = { a: 1, b: { c: [1, 'x', { d: null, e: true }] } };
+  const shuffled = { b: { c: [1, 'x', { e: true, d: null }] }, a: 1 };
+  t.equal(canonicalHash(sorted), canonicalHash(shuffled), 'the same data in another key order hashes alike');
+  t.not(canonicalHash({ '9': 1, '10': 2 }), canonicalHash({ a: 1 }), 'integer-like keys are hashed too');
+  t.equal(canonicalHash({ '9': 1, '10': 2 }), canonicalHash({ '10': 2, '9': 1 }), 'integer-like keys sort as text');
+  const rt = await startTestRuntime(t);
+  await callSkill(rt.url, 'dealer.information', 'ts-1');
+  for (const e of rt.journal.all()) t.equal(e.ts, new Date(e.t).toISOString(), 'ts is the start time in RFC 3339 with milliseconds');
+});
+
+t.test('start times keep their milliseconds, padded, across seconds', async (t) => {
+  const { buildJournalEntry } = await import('../../src/journal/facts.js');
+  const { classifyRequest } = await import('../../src/protocol/classify.js');
+  const request = classifyRequest({ method: 'GET', url: '/', headers: {}, clientIp: '127.0.0.1', body: null, oversized: false } as never);
+  const base = Date.UTC(2026, 0, 2, 3, 4, 5);
+  for (const ms of [base, base + 5, base + 50, base + 999, base + 1000, base + 61_007]) {
+    const entry = buildJournalEntry(request, { matched: [], fired: [], effects: [] }, { source: 'dealer', notes: [] }, {
+      startedAt: ms, durationMs: 1, client: '127.0.0.1', clientKey: 'ip', status: 200, aborted: false, dryRun: false, profile: '1.3', extensionUri: 'x',
+    });
+    t.equal(entry.ts, new Date(ms).toISOString(), `${ms}`);
+  }
+});
+
+t.test('the request hash is the hash of the sorted JSON text, whichever way it is written', async (t) => {
+  const { canonicalHash } = await import('../../src/journal/facts.js');
+  const { hash } = await import('node:crypto');
+  const expect = (text: string) => hash('sha256', text).slice(0, 16);
+  t.equal(canonicalHash({ type: 't', filters: { make: ['Honda'], year_min: 2021 } }), expect('{"filters":{"make":["Honda"],"year_min":2021},"type":"t"}'), 'unsorted keys');
+  t.equal(canonicalHash({ b: 1, '10': 2, '9': 3 }), expect('{"10":2,"9":3,"b":1}'), 'index-like keys in text order');
+  t.equal(canonicalHash({ b: undefined, a: [undefined, NaN] }), expect('{"a":[null,null],"b":null}'), 'values JSON would drop');
+  t.equal(canonicalHash({ a: 'é"\\\n' }), expect(`{"a":${JSON.stringify('é"\\\n')}}`), 'escapes');
+});
