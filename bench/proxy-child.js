@@ -12,7 +12,6 @@ import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startRuntime } from '../dist/runtime.js';
-import { configureScenarioLimits } from '../dist/scenario/load.js';
 
 const [target, scenarioFile, journalFile] = process.argv.slice(2);
 if (!target || !scenarioFile) {
@@ -20,8 +19,6 @@ if (!target || !scenarioFile) {
   process.exit(2);
 }
 
-// The 10,000-rule case is past the default 1 MiB; its user would raise the limit the same way (--max-scenario-bytes).
-configureScenarioLimits({ maxBytes: 16 * 1024 * 1024 });
 // The product as users run it (`--scenario FILE`): the runtime loads the file itself, and the
 // journal ring, metrics and the event hub all observe every request.
 const loadStart = performance.now();
