@@ -1,7 +1,8 @@
 /**
  * A journal line as JSONL text, built only when a sink reads it (the file, an /events client) and
  * once for all of them: the journal file and the event hub are handed the same entry in the same
- * turn, so the text of the last entry asked for is kept in one slot.
+ * turn, so the text of the last entry asked for is kept in one slot. An entry is not changed once
+ * it is handed to the observers (src/proxy/server.ts adds its last field before), so the text stays true.
  */
 import type { JournalEntry } from './entry.js';
 
