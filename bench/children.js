@@ -48,10 +48,19 @@ function waitFor(child, type) {
 async function stopChild(child) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
+  // A forked child is asked over IPC; a spawned program (nginx) gets SIGTERM, by its pid.
   if (child.connected) child.send({ type: 'stop' });
+  else process.kill(child.pid, 'SIGTERM');
   const timer = setTimeout(() => process.kill(child.pid, 'SIGKILL'), 5_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** Remembers a process spawned without IPC, so that it is stopped by pid with the others. */
+export function trackSpawned(child) {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return { pid: child.pid, stop: () => stopChild(child) };
 }
 
 export async function stopAllChildren() {

@@ -1,16 +1,18 @@
 /**
- * `npm run bench`: the proxy's cost against a direct connection, measured in one run.
+ * `npm run bench`: the proxy's cost against a direct connection, measured in one run beside two
+ * Node floors (a minimal undici forwarder, a plain node:http error server) and, when installed,
+ * nginx as a reference.
  *
  * Processes: the orchestrator (this file, idle while load runs), the loopback dealer
- * (upstream.js), one proxy per scenario case (proxy-child.js) and the load generator
- * (load-child.js, autocannon). None shares an event loop with another; all listen on 127.0.0.1
- * and all are stopped by pid at the end.
+ * (upstream.js), one proxy per scenario case (proxy-child.js), the floors, nginx, a live /events
+ * subscriber (events-child.js) and the load generator (load-child.js: wrk or autocannon). None
+ * shares an event loop with another; all listen on 127.0.0.1 and all are stopped by pid at the end.
  *
- * Flags: --quick (1 × 3 s per case, fewer streams and requests; a smoke run, not a result),
+ * Flags: --quick (1 × 2 s per case, no warm-up, fewer streams and requests; a smoke run, not a result),
  *        --cpu-prof (profile every proxy process; profiles and a self-time summary go to a temp dir).
  */
 import { wrkVersion } from './wrk.js';
-import { mkdtemp, writeFile, readdir } from 'node:fs/promises';
+import { mkdtemp, writeFile, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,16 +21,19 @@ import { startChild, stopAllChildren } from './children.js';
 import { measureFirstEvent } from './sse-client.js';
 import { derive, failuresOf, formatReport } from './report.js';
 import { summarizeProfile } from './profile-summary.js';
+import { nginxBinary, startNginx } from './nginx.js';
+import { writeNonMatchingRules } from './rules-scenario.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
 const cpuProf = process.argv.includes('--cpu-prof');
 
 const MODE = quick
-  ? { name: 'quick', runs: 1, seconds: 3, warmupSeconds: 1, sseStreams: 30, rssRequests: 20_000 }
-  : { name: 'full', runs: 3, seconds: 10, warmupSeconds: 3, sseStreams: 100, rssRequests: 200_000 };
+  ? { name: 'quick', runs: 1, seconds: 2, warmupSeconds: 0, sseStreams: 20, rssRequests: 4_000, rssWarmupRequests: 1_000 }
+  : { name: 'full', runs: 3, seconds: 8, warmupSeconds: 2, sseStreams: 100, rssRequests: 200_000, rssWarmupRequests: 12_000 };
 const CONNECTIONS = 50;
 const FIXED_RATE = 200;
+const LOAD_TIME_RULES = 10_000;
 
 /** A JSON-RPC SendMessage for inventory.search, the request every load case sends. */
 const SEND_MESSAGE = JSON.stringify({
@@ -40,17 +45,23 @@ const SEND_MESSAGE = JSON.stringify({
 const HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 
 /**
- * The cases, in round-robin order. `scenario` null means straight to the dealer. `expect` is
- * checked on one request before any load, so a case that silently does the wrong thing
- * (a rule that matches when it should not) cannot produce a number.
+ * The cases, in round-robin order. `scenario` null means straight to the dealer; `child` is a
+ * floor; `nginx` the reference. `expect` is checked on one request (a few for `refusing`) before
+ * any load, so a case that silently does the wrong thing (a rule that matches when it should not)
+ * cannot produce a number.
  */
 const CASES = [
   { name: 'direct', label: 'direct to the dealer', scenario: null, expect: 'dealer' },
-  { name: 'undici-floor', label: 'reference: minimal undici forwarder (no proxy features)', child: './floor-child.js', expect: 'dealer' },
+  { name: 'nginx', label: 'reference: nginx reverse proxy (C, keep-alive upstream)', nginx: true, expect: 'dealer' },
+  { name: 'undici-floor', label: 'floor: minimal undici forwarder (no proxy features)', child: './floor-child.js', expect: 'dealer' },
+  { name: 'error-floor', label: 'floor: plain node:http INTERNAL_ERROR server (parse, fresh ULID)', child: './error-floor-child.js', expect: 'error' },
   { name: 'passthrough', label: 'proxy, passthrough scenario', scenario: 'passthrough.yaml', expect: 'dealer' },
   { name: 'rules-1000', label: 'proxy, 1,000 non-matching rules', scenario: 'rules-1000.yaml', expect: 'dealer' },
   { name: 'body-pointer-noop', label: 'proxy, body-pointer rule that changes nothing', scenario: 'body-pointer-noop.yaml', expect: 'dealer' },
   { name: 'error-every-request', label: 'proxy, error: INTERNAL_ERROR (no dealer call)', scenario: 'error-every-request.yaml', expect: 'error' },
+  { name: 'rate-limit', label: 'proxy, rate_limit 10/s refusing most requests', scenario: 'rate-limit-most.yaml', expect: 'refusing' },
+  { name: 'require-extension', label: 'proxy, require: {extension: true} refusing every request', scenario: 'require-extension.yaml', expect: 'error' },
+  { name: 'error-journal-events', label: 'proxy, error path with --journal FILE and a live /events subscriber', scenario: 'error-every-request.yaml', journal: true, expect: 'error' },
   { name: 'direct-200rps', label: `direct at ${FIXED_RATE} req/s`, scenario: null, expect: 'dealer', fixedRate: FIXED_RATE },
   { name: 'delay-100ms', label: `proxy, delay 100 ms at ${FIXED_RATE} req/s`, scenario: 'delay-100ms.yaml', expect: 'delayed', fixedRate: FIXED_RATE },
 ];
@@ -60,13 +71,21 @@ function log(message) {
 }
 
 async function probe(c, url) {
+  if (c.expect === 'refusing') {
+    // A rate limit lets the first requests of its window through: some of a dozen must be refused.
+    for (let i = 0; i < 12; i++) {
+      const res = await fetch(`${url}/a2a`, { method: 'POST', headers: HEADERS, body: SEND_MESSAGE });
+      if ((await res.json()).error) return;
+    }
+    throw new Error(`case ${c.name}: the probe requests went wrong: none of 12 was refused`);
+  }
   const start = performance.now();
   const res = await fetch(`${url}/a2a`, { method: 'POST', headers: HEADERS, body: SEND_MESSAGE });
   const elapsed = performance.now() - start;
   const body = await res.json();
   const problem =
-    res.status !== 200 ? `HTTP ${res.status}`
-    : c.expect === 'error' ? (body.error ? undefined : 'no JSON-RPC error in the reply')
+    c.expect === 'error' ? (body.error ? undefined : `no JSON-RPC error in the reply (HTTP ${res.status})`)
+    : res.status !== 200 ? `HTTP ${res.status}`
     : !body.result ? `no result in the reply (${JSON.stringify(body).slice(0, 200)})`
     : c.expect === 'delayed' && elapsed < 100 ? `answered in ${elapsed.toFixed(1)} ms, before the 100 ms delay`
     : undefined;
@@ -85,9 +104,57 @@ async function runLoad(loader, options) {
   return reply.result;
 }
 
-async function startProxy(scenario, target, execArgv) {
-  const child = await startChild('./proxy-child.js', [target, path.join(here, 'scenarios', scenario)], { execArgv, name: `proxy (${scenario})` });
-  return { child, url: child.ready.url };
+async function startProxy(scenario, target, execArgv, journalFile) {
+  const file = path.isAbsolute(scenario) ? scenario : path.join(here, 'scenarios', scenario);
+  const child = await startChild('./proxy-child.js', [target, file, ...(journalFile ? [journalFile] : [])], { execArgv, name: `proxy (${path.basename(scenario)})` });
+  return { child, url: child.ready.url, adminUrl: child.ready.adminUrl };
+}
+
+/** The sum of aap_chaos_requests_total over its labels, read from the admin API's /metrics. */
+async function requestsCounted(adminUrl) {
+  const text = await (await fetch(`${adminUrl}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) if (line.startsWith('aap_chaos_requests_total')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return total;
+}
+
+/**
+ * The journal case's check once its load is over: every request the proxy counted is one line in
+ * the file and one message to the subscriber (or a drop the hub reported to it). The subscriber
+ * is polled for a bounded time, since its last messages may still be on the way.
+ */
+async function journalCheck(proxy, subscriber, journalFile) {
+  const { journalDropped } = await proxy.child.ask({ type: 'flush' }, 'flushed');
+  const requests = await requestsCounted(proxy.adminUrl);
+  const fileLines = (await readFile(journalFile, 'utf8')).split('\n').length - 1;
+  let events;
+  for (let i = 0; i < 100; i++) {
+    events = await subscriber.ask({ type: 'count' }, 'count');
+    if (events.received + events.dropped >= requests) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { requests, fileLines, journalDropped, eventsReceived: events.received, eventsDropped: events.dropped };
+}
+
+/** RSS of a fresh proxy: idle, after warm-up, then after each of four equal steps of `total` requests. */
+async function measureRss(loader, scenario, dealerUrl, execArgv, total, caseOfPid, name) {
+  const proxy = await startProxy(scenario, dealerUrl, ['--expose-gc', ...execArgv]);
+  caseOfPid.set(proxy.child.pid, name);
+  const memory = async () => (await proxy.child.ask({ type: 'memory' }, 'memory')).memory;
+  const idle = await memory();
+  const { duration: _ignored, ...fixedAmount } = loadOptions(proxy.url, 0, undefined);
+  // The warm-up fills the journal ring (10,000 lines by default) first: a bounded ring filling up is
+  // by design, and would otherwise be read as growth.
+  await runLoad(loader, { ...fixedAmount, amount: MODE.rssWarmupRequests });
+  const warm = await memory();
+  // Four equal steps with a reading after each: a leak climbs steadily, allocator settling flattens out.
+  const steps = [];
+  for (let i = 0; i < 4; i++) {
+    const run = await runLoad(loader, { ...fixedAmount, amount: total / 4 });
+    steps.push({ requests: (total / 4) * (i + 1), reqPerSec: run.reqPerSec, failures: failuresOf(run), memory: await memory() });
+  }
+  await proxy.child.stop();
+  return { scenario, requests: total, idle, warm, after: steps[steps.length - 1].memory, steps };
 }
 
 function machine() {
@@ -105,7 +172,9 @@ async function main() {
   const loadAverageAtStart = os.loadavg().map((v) => Math.round(v * 100) / 100);
   if (loadAverageAtStart[0] > 0.5) log(`note: load average is ${loadAverageAtStart[0]} before the run; other work on the machine will skew the figures`);
   const profileDir = cpuProf ? await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-bench-prof-')) : undefined;
-  const proxyExecArgv = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  // Each proxy profiles itself once it serves (bench/proxy-child.js), so start-up stays out of the shares.
+  if (profileDir) process.env.AAP_CHAOS_BENCH_PROFILE_DIR = profileDir;
+  const proxyExecArgv = [];
   const autocannonVersion = createRequire(import.meta.url)('autocannon/package.json').version;
   const wrk = wrkVersion();
 
@@ -115,78 +184,90 @@ async function main() {
   log(`dealer at ${dealerUrl} (reply ${upstream.ready.replyBytes} bytes)`);
   const loader = await startChild('./load-child.js', [], { name: 'load generator' });
 
+  const nginx = nginxBinary();
+  if (!nginx) log('note: nginx is not installed (apt-get install nginx); its reference row is skipped');
+  const cases = CASES.filter((c) => !c.nginx || nginx);
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-bench-'));
+  const journalFile = path.join(workDir, 'journal.jsonl');
+
   const urls = {};
   const caseOfPid = new Map();
-  for (const c of CASES) {
-    if (c.child) {
-      const floor = await startChild(c.child, [dealerUrl], { name: c.name });
-      urls[c.name] = floor.ready.url;
-      continue;
-    }
-    if (!c.scenario) {
-      urls[c.name] = dealerUrl;
-      continue;
-    }
-    const proxy = await startProxy(c.scenario, dealerUrl, proxyExecArgv);
-    urls[c.name] = proxy.url;
-    caseOfPid.set(proxy.child.pid, c.name);
-  }
+  let journalProxy;
+  // Started side by side: on a busy machine one after another takes longer than the quick run's load.
+  const servers = await Promise.all(cases.map(async (c) => {
+    if (c.nginx) return { url: (await startNginx(nginx, dealerUrl)).url };
+    if (c.child) return { url: (await startChild(c.child, [dealerUrl], { name: c.name })).ready.url };
+    if (!c.scenario) return { url: dealerUrl };
+    return startProxy(c.scenario, dealerUrl, proxyExecArgv, c.journal ? journalFile : undefined);
+  }));
+  cases.forEach((c, i) => {
+    urls[c.name] = servers[i].url;
+    if (servers[i].child) caseOfPid.set(servers[i].child.pid, c.name);
+    if (c.journal) journalProxy = servers[i];
+  });
+  const subscriber = await startChild('./events-child.js', [journalProxy.adminUrl], { name: '/events subscriber' });
 
-  for (const c of CASES) {
+  for (const c of cases) {
     await probe(c, urls[c.name]);
+    // A quick run has no warm-up: the first of its seconds warms the code, which a smoke run can afford.
+    if (MODE.warmupSeconds === 0) continue;
     log(`warm-up ${c.name} (${MODE.warmupSeconds} s)`);
     await runLoad(loader, loadOptions(urls[c.name], MODE.warmupSeconds, c.fixedRate));
   }
 
-  const runs = Object.fromEntries(CASES.map((c) => [c.name, []]));
+  const runs = Object.fromEntries(cases.map((c) => [c.name, []]));
   for (let round = 1; round <= MODE.runs; round++) {
-    for (const c of CASES) {
+    for (const c of cases) {
       const result = await runLoad(loader, loadOptions(urls[c.name], MODE.seconds, c.fixedRate));
       runs[c.name].push(result);
       log(`round ${round}/${MODE.runs} ${c.name}: ${Math.round(result.reqPerSec)} req/s, p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms`);
     }
   }
+  const journal = await journalCheck(journalProxy, subscriber, journalFile);
+  log(`journal: ${journal.requests} requests counted, ${journal.fileLines} lines in the file, ${journal.eventsReceived} events received (${journal.eventsDropped} dropped)`);
 
   log(`SSE first event: ${MODE.sseStreams} streams each, direct and through the passthrough proxy`);
   const sseSamples = await measureFirstEvent({ direct: dealerUrl, proxy: urls['passthrough'] }, MODE.sseStreams);
 
-  log(`RSS: a fresh passthrough proxy, warm-up, then ${MODE.rssRequests.toLocaleString('en-US')} requests`);
-  const rssProxy = await startProxy('passthrough.yaml', dealerUrl, ['--expose-gc', ...proxyExecArgv]);
-  caseOfPid.set(rssProxy.child.pid, 'rss');
-  const memory = async () => (await rssProxy.child.ask({ type: 'memory' }, 'memory')).memory;
-  const idle = await memory();
-  await runLoad(loader, loadOptions(rssProxy.url, MODE.warmupSeconds, undefined));
-  const warm = await memory();
-  // Four equal steps with a reading after each: a leak climbs steadily, allocator settling flattens out.
-  const { duration: _ignored, ...fixedAmount } = loadOptions(rssProxy.url, 0, undefined);
-  const steps = [];
-  for (let i = 0; i < 4; i++) {
-    const run = await runLoad(loader, { ...fixedAmount, amount: MODE.rssRequests / 4 });
-    steps.push({ requests: (MODE.rssRequests / 4) * (i + 1), reqPerSec: run.reqPerSec, failures: failuresOf(run), memory: await memory() });
+  log(`load time: a scenario of ${LOAD_TIME_RULES.toLocaleString('en-US')} non-matching rules`);
+  const bigScenario = path.join(workDir, `rules-${LOAD_TIME_RULES}.yaml`);
+  await writeNonMatchingRules(bigScenario, LOAD_TIME_RULES);
+  const bigProxy = await startProxy(bigScenario, dealerUrl, []);
+  await probe({ name: `rules-${LOAD_TIME_RULES}`, expect: 'dealer' }, bigProxy.url);
+  const loadTime = { rules: LOAD_TIME_RULES, servingMs: bigProxy.child.ready.loadMs };
+  await bigProxy.child.stop();
+
+  const rss = [];
+  for (const [name, scenario] of [['rss-passthrough', 'passthrough.yaml'], ['rss-error', 'error-every-request.yaml']]) {
+    log(`RSS: a fresh proxy (${scenario}), warm-up, then ${MODE.rssRequests.toLocaleString('en-US')} requests`);
+    rss.push(await measureRss(loader, scenario, dealerUrl, proxyExecArgv, MODE.rssRequests, caseOfPid, name));
   }
-  const after = steps[steps.length - 1].memory;
 
   const results = {
     mode: MODE.name,
     date: new Date().toISOString(),
     node: process.version,
     machine: machine(),
-    loadTool: `${wrk && process.env.AAP_CHAOS_BENCH_TOOL !== 'autocannon' ? `wrk ${wrk}` : `autocannon ${autocannonVersion}`} (closed loop, 50 connections); autocannon ${autocannonVersion} (RSS by request count); evenly paced node:http client (fixed rate)`,
+    loadTool: `${wrk && process.env.AAP_CHAOS_BENCH_TOOL !== 'autocannon' ? `wrk ${wrk}` : `autocannon ${autocannonVersion}`} (closed loop, ${CONNECTIONS} connections); autocannon ${autocannonVersion} (RSS by request count); evenly paced node:http client (fixed rate)`,
     loadAverageAtStart: loadAverageAtStart,
     connections: CONNECTIONS,
     runsPerCase: MODE.runs,
     secondsPerRun: MODE.seconds,
     warmupSeconds: MODE.warmupSeconds,
     upstreamReplyBytes: upstream.ready.replyBytes,
-    cases: CASES.map((c) => ({ name: c.name, label: c.label, scenario: c.scenario, fixedRate: c.fixedRate, runs: runs[c.name] })),
+    nginx: nginx ?? null,
+    cases: cases.map((c) => ({ name: c.name, label: c.label, scenario: c.scenario, fixedRate: c.fixedRate, runs: runs[c.name] })),
+    journal,
+    loadTime,
     sse: { streams: MODE.sseStreams, samples: sseSamples },
-    rss: { requests: MODE.rssRequests, idle, warm, after, steps },
+    rss,
   };
   const derived = derive(results);
   results.targets = derived.targets;
   results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
 
   await stopAllChildren();
+  await rm(workDir, { recursive: true, force: true });
   // A smoke run is not a result: it goes to the temp dir so bench/results.json keeps the last full run.
   const file = quick ? path.join(os.tmpdir(), 'aap-chaos-bench-results.quick.json') : path.join(here, 'results.json');
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);

@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { JournalEntry } from '../journal/entry.js';
+import { journalJson } from '../journal/line.js';
 import type { RequestObserver } from '../journal/entry.js';
 
 /** Bytes a client may have waiting before its messages are dropped. */
@@ -50,8 +51,9 @@ export class EventHub implements RequestObserver {
   }
 
   onRequestDone(entry: JournalEntry): void {
+    // No subscriber, no work: the text is built only for a client, and shared with the journal file.
     if (this.clients.size === 0) return;
-    const message = JSON.stringify(entry);
+    const message = journalJson(entry);
     for (const client of this.clients) {
       if (client.socket.readyState !== WebSocket.OPEN) continue;
       if (client.socket.bufferedAmount > this.bufferCap) {

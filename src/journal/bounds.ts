@@ -22,32 +22,75 @@ export function boundText(value: string, max = MAX_STORED_CHARS): string {
 
 /**
  * A copy of a journal line with every string and list bounded, whatever fields it has; a line
- * already within bounds is returned as it is (the common case costs one walk, no copy).
+ * already within bounds is returned as it is (the common case costs one walk, no copy). That walk
+ * also measures the line, so the ring (entryBytes) does not walk it a second time.
  */
 export function boundJournalEntry<T extends object>(entry: T): T {
-  if (withinBounds(entry, 0)) return entry;
+  const bytes = measureWithinBounds(entry, 0, MAX_STORED_CHARS);
+  if (bytes >= 0) {
+    remember(entry, bytes);
+    return entry;
+  }
   const out = bound(entry, 0) as Record<string, unknown>;
   // The path is already limited by Node's 16 KiB header limit; it is kept longer than other strings.
   const path = (entry as { path?: unknown }).path;
   if (typeof path === 'string') out.path = boundText(path, MAX_STORED_PATH_CHARS);
+  remember(out, approxBytes(out));
   return out as T;
 }
 
 const MAX_DEPTH = 8;
 
-function withinBounds(value: unknown, depth: number, max = MAX_STORED_CHARS): boolean {
-  if (typeof value === 'string') return value.length <= max;
-  if (value === null || typeof value !== 'object') return true;
-  if (depth >= MAX_DEPTH) return false;
-  if (Array.isArray(value)) return value.length <= MAX_STORED_ITEMS && value.every((v) => withinBounds(v, depth + 1));
-  let keys = 0;
-  for (const k in value) {
-    const max = depth === 0 && k === 'path' ? MAX_STORED_PATH_CHARS : MAX_STORED_CHARS;
-    if (++keys > MAX_STORED_ITEMS || k.length > MAX_STORED_CHARS || !withinBounds((value as Record<string, unknown>)[k], depth + 1, max)) return false;
-  }
-  return true;
+/*
+ * The size of the line bounded last. The proxy bounds a line and hands it to the journal in the
+ * same turn, so one slot is enough and costs no map; a line the slot does not hold is measured.
+ */
+let measuredEntry: object | undefined;
+let measuredBytes = 0;
+
+function remember(entry: object, bytes: number): void {
+  measuredEntry = entry;
+  // The dealer's conformance findings are added after bounding; entryBytes counts them then.
+  measuredBytes = bytes - conformanceBytes(entry);
 }
 
+function conformanceBytes(entry: object): number {
+  const conformance = (entry as { conformance?: unknown }).conformance;
+  return conformance === undefined ? 0 : 16 + 'conformance'.length * 2 + approxBytes(conformance, 1);
+}
+
+/** approxBytes of a journal line, without a second walk when it is the line bounded last. */
+export function entryBytes(entry: object): number {
+  return entry === measuredEntry ? measuredBytes + conformanceBytes(entry) : approxBytes(entry);
+}
+
+/**
+ * approxBytes of a value when every string and list in it is within bounds, else -1: the bounds
+ * check and the size in one walk.
+ */
+function measureWithinBounds(value: unknown, depth: number, max: number): number {
+  if (typeof value === 'string') return value.length <= max ? 16 + value.length * 2 : -1;
+  if (value === null || typeof value !== 'object') return 16;
+  if (depth >= MAX_DEPTH) return -1;
+  let total = 32;
+  if (Array.isArray(value)) {
+    if (value.length > MAX_STORED_ITEMS) return -1;
+    for (const v of value) {
+      const n = measureWithinBounds(v, depth + 1, MAX_STORED_CHARS);
+      if (n < 0) return -1;
+      total += n;
+    }
+    return total;
+  }
+  let keys = 0;
+  for (const k in value) {
+    if (++keys > MAX_STORED_ITEMS || k.length > MAX_STORED_CHARS) return -1;
+    const n = measureWithinBounds((value as Record<string, unknown>)[k], depth + 1, depth === 0 && k === 'path' ? MAX_STORED_PATH_CHARS : MAX_STORED_CHARS);
+    if (n < 0) return -1;
+    total += 16 + k.length * 2 + n;
+  }
+  return total;
+}
 function bound(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return boundText(value);
   if (value === null || typeof value !== 'object') return value;

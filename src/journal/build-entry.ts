@@ -14,12 +14,81 @@ import { decideOutcome, type LostReply } from './outcome.js';
 
 /** JSON with object keys sorted, so equal data hashes equally whatever the key order. */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  // Buyers mostly send keys in one order: data already canonical is written by JSON.stringify itself,
+  // and other data by JSON.stringify of a copy with its keys in order; sortedJson covers the rest.
+  if (isCanonical(value, 0)) return JSON.stringify(value) ?? 'null';
+  const copy = sortedCopy(value, 0);
+  return copy === UNSORTABLE ? sortedJson(value) : (JSON.stringify(copy) ?? 'null');
+}
+
+const UNSORTABLE = Symbol('unsortable');
+/** Keys V8 orders numerically ahead of all others, whatever the insertion order. */
+const INDEX_LIKE = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * A copy of plain data whose objects have their keys inserted in sorted order, or UNSORTABLE when
+ * JSON.stringify of such a copy would differ from sortedJson (index-like keys, dropped values).
+ */
+function sortedCopy(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 32) return UNSORTABLE;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v = sortedCopy(value[i], depth + 1);
+      if (v === UNSORTABLE) return UNSORTABLE;
+      out[i] = v;
+    }
+    return out;
+  }
+  const keys = Object.keys(value).sort();
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol' || INDEX_LIKE.test(k)) return UNSORTABLE;
+    const copied = sortedCopy(v, depth + 1);
+    if (copied === UNSORTABLE) return UNSORTABLE;
+    out[k] = copied;
+  }
+  return out;
+}
+
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + sortedJson(value[i]);
+    return out + ']';
+  }
   if (value && typeof value === 'object') {
     const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) out += `${i ? ',' : ''}${JSON.stringify(keys[i])}:${sortedJson((value as Record<string, unknown>)[keys[i]!])}`;
+    return out + '}';
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * Whether JSON.stringify(value) is already what sortedJson writes: plain data whose object keys
+ * are in sorted order at every level, with nothing JSON.stringify would drop or convert.
+ */
+function isCanonical(value: unknown, depth: number): boolean {
+  if (value === null) return true;
+  const type = typeof value;
+  if (type === 'string' || type === 'boolean') return true;
+  if (type === 'number') return Number.isFinite(value);
+  if (type !== 'object' || depth > 32) return false;
+  if (Array.isArray(value)) {
+    for (const v of value) if (!isCanonical(v, depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const keys = Object.keys(value as object);
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0 && !(keys[i - 1]! < keys[i]!)) return false;
+    if (!isCanonical((value as Record<string, unknown>)[keys[i]!], depth + 1)) return false;
+  }
+  return true;
 }
 
 export function canonicalHash(value: unknown): string {
@@ -28,15 +97,14 @@ export function canonicalHash(value: unknown): string {
 
 type RequestSummary = Pick<JournalEntry, 'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'request_hash' | 'idempotency_key' | 'vehicle'>;
 
-export function requestSummary(request: ClassifiedRequest): RequestSummary {
-  const summary: RequestSummary = {
-    a2a_version: request.a2aVersion ?? null,
-  };
+/** Adds the request's summary to `summary` in place (the journal line keeps this key order). */
+function addRequestSummary(summary: RequestSummary, request: ClassifiedRequest): void {
+  summary.a2a_version = request.a2aVersion ?? null;
   if (request.extensions.length) summary.extensions = request.extensions;
-  if (request.kind !== 'jsonrpc') return summary;
+  if (request.kind !== 'jsonrpc') return;
   summary.method = request.rpcMethod;
   summary.rpc_id = request.id;
-  if (!request.skill) return summary;
+  if (!request.skill) return;
   summary.skill = request.skill;
   const data = request.skillData ?? {};
   if (request.skill === 'lead.submit') {
@@ -51,7 +119,6 @@ export function requestSummary(request: ClassifiedRequest): RequestSummary {
     const id = data.vin ?? data.stock ?? data.vehicle_id;
     if (typeof id === 'string') summary.vehicle = id;
   }
-  return summary;
 }
 
 /** What the proxy observed of one reply. */
@@ -94,8 +161,10 @@ const MAX_KEPT_MESSAGE_CHARS = 300;
 /** The error member as the journal keeps it: whole when small, otherwise its code and a shortened message. */
 export function boundedReplyError(error: JsonRpcError): ReplyErrorRecord {
   const message = typeof error.message === 'string' ? error.message : String(error.message);
-  const size = Buffer.byteLength(JSON.stringify(error) ?? '');
-  if (size <= MAX_REPLY_ERROR_BYTES) return error.data === undefined ? { code: error.code, message } : { code: error.code, message, data: error.data };
+  // A bound on the serialized size settles the common small error without serializing it.
+  if (jsonBytesAtMost(error, 0, MAX_REPLY_ERROR_BYTES) <= MAX_REPLY_ERROR_BYTES || Buffer.byteLength(JSON.stringify(error) ?? '') <= MAX_REPLY_ERROR_BYTES) {
+    return error.data === undefined ? { code: error.code, message } : { code: error.code, message, data: error.data };
+  }
   const kept: ReplyErrorRecord = { code: error.code, message: message.length > MAX_KEPT_MESSAGE_CHARS ? `${message.slice(0, MAX_KEPT_MESSAGE_CHARS)}…` : message };
   if (error.data !== undefined) kept.data_omitted_bytes = Buffer.byteLength(JSON.stringify(error.data) ?? '');
   return kept;
@@ -111,6 +180,61 @@ export interface DecidedFaults {
   suspended?: string[];
 }
 
+/** Characters whose JSON form may take more than three bytes each: controls (\u00XX) and lone surrogates. */
+const WIDE_IN_JSON = /[\u0000-\u001f\ud800-\udfff]/;
+/** The longest text JSON.stringify writes for a number (e.g. -0.0000012345678901234567 is 25). */
+const MAX_NUMBER_CHARS = 26;
+
+/**
+ * An upper bound of the UTF-8 bytes JSON.stringify(value) takes, given up (Infinity) once it
+ * passes `budget` or meets anything it cannot bound (a toJSON method, deep nesting): the caller
+ * then serializes. Never below the true size, so "bound ≤ limit" proves "size ≤ limit".
+ */
+function jsonBytesAtMost(value: unknown, depth: number, budget: number): number {
+  switch (typeof value) {
+    case 'string':
+      return 2 + value.length * (WIDE_IN_JSON.test(value) ? 6 : 3);
+    case 'number':
+    case 'bigint':
+      return MAX_NUMBER_CHARS;
+    case 'boolean':
+      return 5;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return 4;
+  }
+  if (value === null) return 4;
+  if (depth > 16 || typeof (value as { toJSON?: unknown }).toJSON === 'function') return Infinity;
+  let total = 2;
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      total += 1 + jsonBytesAtMost(v, depth + 1, budget - total);
+      if (total > budget) return Infinity;
+    }
+    return total;
+  }
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    total += 2 + jsonBytesAtMost(k, depth + 1, budget) + jsonBytesAtMost((value as Record<string, unknown>)[k], depth + 1, budget - total);
+    if (total > budget) return Infinity;
+  }
+  return total;
+}
+
+/** Start times as RFC 3339 text with milliseconds: the text up to the second is kept for the current second. */
+let isoSecond = NaN;
+let isoPrefix = '';
+function isoOf(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+    isoSecond = second;
+  }
+  const millis = ms - second * 1000;
+  return `${isoPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
+}
+
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 
 /** The journal line of one finished request. */
@@ -120,29 +244,30 @@ export function buildJournalEntry(
   reply: ReplyObservation,
   at: RequestCircumstances,
 ): JournalEntry {
-  const entry: JournalEntry = {
+  // Assigned one by one, not spread: the line keeps its key order and no intermediate object is made.
+  const entry = {
     id: newUlid(at.startedAt),
-    ts: new Date(at.startedAt).toISOString(),
+    ts: isoOf(at.startedAt),
     t: at.startedAt,
     duration_ms: hundredths(at.durationMs),
     client: at.client,
-    ...(at.session !== undefined ? { session: at.session } : {}),
-    ...(at.replica !== undefined ? { replica: at.replica } : {}),
-    client_key: at.clientKey,
-    http_method: request.httpMethod,
-    path: request.path,
-    kind: request.kind,
-    ...requestSummary(request),
-    matched: decision.matched,
-    fired: decision.fired,
-    effects: decision.sentences,
-    ...(decision.applied.length ? { faults: decision.applied.map(({ rule, effect }) => ({ rule, effect })) } : {}),
-    status: at.status,
-    source: reply.source,
-    profile: at.profile,
-    extension_uri: at.extensionUri,
-    dry_run: at.dryRun,
-  };
+  } as JournalEntry;
+  if (at.session !== undefined) entry.session = at.session;
+  if (at.replica !== undefined) entry.replica = at.replica;
+  entry.client_key = at.clientKey;
+  entry.http_method = request.httpMethod;
+  entry.path = request.path;
+  entry.kind = request.kind;
+  addRequestSummary(entry, request);
+  entry.matched = decision.matched;
+  entry.fired = decision.fired;
+  entry.effects = decision.sentences;
+  if (decision.applied.length) entry.faults = decision.applied.map(({ rule, effect }) => ({ rule, effect }));
+  entry.status = at.status;
+  entry.source = reply.source;
+  entry.profile = at.profile;
+  entry.extension_uri = at.extensionUri;
+  entry.dry_run = at.dryRun;
   const { outcome, cause } = decideOutcome({ lost: reply.lost, aborted: at.aborted, status: at.status, sawRpcError: reply.error !== undefined, body: reply.body });
   entry.outcome = outcome;
   if (cause) entry.unknown_cause = cause;

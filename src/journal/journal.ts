@@ -8,7 +8,8 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { RequestObserver } from './entry.js';
 import type { JournalEntry } from './entry.js';
 import { DEFAULT_SESSION } from './entry.js';
-import { approxBytes } from './bounds.js';
+import { entryBytes } from './bounds.js';
+import { journalLine } from './line.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;
 /** The ring also forgets its oldest entries past about this many bytes (docs/reliability.md). */
@@ -68,7 +69,7 @@ export class Journal implements RequestObserver {
   }
 
   onRequestDone(entry: JournalEntry): void {
-    const size = approxBytes(entry);
+    const size = entryBytes(entry);
     this.ring.push(entry);
     this.sizes.push(size);
     this.bytes += size;
@@ -82,7 +83,7 @@ export class Journal implements RequestObserver {
       this.sizes = this.sizes.slice(this.head);
       this.head = 0;
     }
-    this.writer?.append(JSON.stringify(entry) + '\n');
+    this.writer?.append(journalLine(entry));
   }
 
   /** Entries in the ring, in the order their requests finished. */

@@ -85,19 +85,30 @@ function skipSpace(buf: Buffer, i: number, end: number): number {
   return i;
 }
 
+/** Whether the bytes of `body` from `at` are the ASCII text `text` (compared in place, nothing copied). */
+function bytesAre(body: Buffer, at: number, text: string): boolean {
+  if (at < 0 || at + text.length > body.length) return false;
+  for (let i = 0; i < text.length; i++) if (body[at + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+const ID_KEY = '"id":';
+const JSONRPC_FIRST = '{"jsonrpc":"2.0",';
+
 function endsWithId(body: Buffer, plain: string): boolean {
   let end = body.length;
   while (end > 0 && isSpace(body[end - 1])) end--;
-  const tail = `"id":${plain}}`;
-  const at = end - tail.length;
-  return at > 0 && (body[at - 1] === COMMA || body[at - 1] === OPEN_BRACE) && body.toString('latin1', at, end) === tail;
+  if (body[end - 1] !== CLOSE_BRACE) return false;
+  const at = end - 1 - plain.length - ID_KEY.length;
+  return at > 0 && (body[at - 1] === COMMA || body[at - 1] === OPEN_BRACE) && bytesAre(body, at, ID_KEY) && bytesAre(body, at + ID_KEY.length, plain);
 }
 
 function startsWithId(body: Buffer, plain: string): boolean {
-  for (const head of [`{"id":${plain},`, `{"jsonrpc":"2.0","id":${plain},`]) {
-    if (body.length > head.length && body.toString('latin1', 0, head.length) === head) return true;
-  }
-  return false;
+  // `{"id":N,` or `{"jsonrpc":"2.0","id":N,`, and more bytes after the comma.
+  const at = body[0] === OPEN_BRACE && bytesAre(body, 1, ID_KEY) ? 1 : bytesAre(body, 0, JSONRPC_FIRST) ? JSONRPC_FIRST.length : -1;
+  if (at < 0 || !bytesAre(body, at, ID_KEY) || !bytesAre(body, at + ID_KEY.length, plain)) return false;
+  const comma = at + ID_KEY.length + plain.length;
+  return body[comma] === COMMA && body.length > comma + 1;
 }
 
 /** The index just past a string that opens at `i`, or -1 when it does not close before `end`. */
