@@ -118,6 +118,11 @@ export interface BodyLimits {
   maxBodyBytes: number;
 }
 
+/** Answers 413 and says so to the request path (module level: no closure per request). */
+function refuseTooLarge(res: ServerResponse, err: BodyTooLargeError): RequestBody & { refusal: BodyRefusal } {
+  return { oversized: true, forward: null, refusal: { status: 413, note: err.message, envelope: sendBodyTooLarge(res, err) } };
+}
+
 /**
  * Reads the body as readRequestBody does, holding it to --max-body too: a body over the limit is
  * answered 413 here. A streamed body is capped, so it fails upstream once past the limit (the
@@ -125,9 +130,8 @@ export interface BodyLimits {
  */
 export async function readBodyWithinLimits(req: IncomingMessage, res: ServerResponse, limits: BodyLimits): Promise<RequestBody & { refusal?: BodyRefusal }> {
   const { maxInspectBytes, maxBodyBytes } = limits;
-  const refuse = (err: BodyTooLargeError) => ({ oversized: true, forward: null, refusal: { status: 413 as const, note: err.message, envelope: sendBodyTooLarge(res, err) } });
   const declared = declaredBodyTooLarge(req, maxBodyBytes);
-  if (declared) return refuse(declared);
+  if (declared) return refuseTooLarge(res, declared);
   let body: RequestBody;
   try {
     body = await readRequestBody(req, Math.min(maxInspectBytes, maxBodyBytes));
@@ -139,7 +143,7 @@ export async function readBodyWithinLimits(req: IncomingMessage, res: ServerResp
   // A declared length is already within the limit; only a chunked body can grow past it.
   if (!body.oversized || body.forward === null || Buffer.isBuffer(body.forward) || req.headers['content-length'] !== undefined) return body;
   // Past the inspection limit and the body limit at once: nothing to stream.
-  if (maxBodyBytes <= maxInspectBytes) return refuse(new BodyTooLargeError(maxBodyBytes));
+  if (maxBodyBytes <= maxInspectBytes) return refuseTooLarge(res, new BodyTooLargeError(maxBodyBytes));
   return { oversized: true, forward: capStreamedBody(body.forward, maxBodyBytes) };
 }
 
