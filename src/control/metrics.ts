@@ -22,6 +22,7 @@ export class ChaosMetrics implements RequestObserver {
   private readonly suspendedRules: Counter<'rule'>;
   private readonly dealerViolations: Counter<'rule' | 'severity'>;
   private readonly requestCounters = new Map<string, { inc(): void }>();
+  private readonly faultCounters = new Map<string, { inc(): void }>();
 
   constructor(private readonly currentEngine: () => ScenarioEngine | undefined) {
     const registers = [this.registry];
@@ -96,7 +97,15 @@ export class ChaosMetrics implements RequestObserver {
     if (entry.conformance) for (const v of entry.conformance) this.dealerViolations.inc({ rule: v.rule, severity: v.severity });
     if (entry.suspended) for (const rule of entry.suspended) this.suspendedRules.inc({ rule });
     if (entry.dry_run || !entry.faults) return;
-    for (const { rule, effect } of entry.faults) this.faults.inc({ rule, effect });
+    for (const { rule, effect } of entry.faults) {
+      const faultKey = `${rule}\u0000${effect}`;
+      let faults = this.faultCounters.get(faultKey);
+      if (!faults) {
+        faults = this.faults.labels(rule, effect);
+        this.faultCounters.set(faultKey, faults);
+      }
+      faults.inc();
+    }
   }
 
   /** A fault max_active_faults refused (the engine tells, as it decides). */

@@ -7,7 +7,7 @@ import { AAP_CODES, isAapCode, type AapCode } from '../protocol/codes.js';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Rule, Scenario } from '../scenario/types.generated.js';
 import type { EffectContext, ModifierEffect, TerminalAction, TerminalEffect } from '../effects/effect.js';
-import { emptyPlan } from '../effects/reply-plan.js';
+import type { ReplyPlan } from '../effects/reply-plan.js';
 import { createErrorEffect } from '../effects/error.js';
 import { effectsOf } from '../effects/registry.js';
 import { PASS_THROUGH, type AppliedEffect, type Decision, type DecisionInput, type RuleStatus, type ScenarioEngine } from './decision.js';
@@ -78,6 +78,55 @@ export function randomSeed(): number {
   return Math.floor(Math.random() * 2 ** 31);
 }
 
+/**
+ * A decision being made, for a request some rule may concern. A class rather than an object of
+ * closures: the engine decides on every such request, and each closure was an allocation.
+ */
+class DecisionDraft implements Decision {
+  matched: string[] = [];
+  fired: string[] = [];
+  sentences: string[] = [];
+  applied: Decision['applied'] = [];
+  terminal: Decision['terminal'];
+  /** The shared empty plan until a modifier adds to it (fire() makes the plan then). */
+  plan: ReplyPlan = PASS_THROUGH.plan;
+  suspended?: string[];
+  private holdsSlot = false;
+
+  constructor(
+    private readonly session: SessionState,
+    private readonly maxActive: number | undefined,
+  ) {}
+
+  get effects(): string[] {
+    return this.sentences;
+  }
+
+  /** Takes one of the session's max_active_faults slots (once per request); false when none is free. */
+  takeSlot(): boolean {
+    if (this.holdsSlot) return true;
+    if (this.maxActive !== undefined && this.session.active >= this.maxActive) return false;
+    this.session.active++;
+    this.holdsSlot = true;
+    return true;
+  }
+
+  release(): void {
+    if (this.holdsSlot) this.session.active--;
+    this.holdsSlot = false;
+  }
+}
+
+function effectContext(input: DecisionInput, random: () => number, now: number, keyState: Record<string, unknown>): EffectContext {
+  return { request: input.request, profile: input.profile, extensionUri: input.extensionUri, random, now, keyState };
+}
+
+/** `every` without the callback closure a call of it would allocate per rule. */
+function predicatesHold(predicates: CompiledMatch['predicates'], request: ClassifiedRequest, extensionUri: string): boolean {
+  for (let i = 0; i < predicates.length; i++) if (!predicates[i]!(request, extensionUri)) return false;
+  return true;
+}
+
 export function createEngine(scenario: Scenario, opts?: EngineOptions): ScenarioEngine<Decision>;
 export function createEngine(scenario: Scenario, opts: FleetEngineOptions): ScenarioEngine;
 export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}): ScenarioEngine {
@@ -110,32 +159,18 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
     if (candidates.length === 0 && !forcedHeader) return PASS_THROUGH;
     const now = performance.now();
     const session = sessions.get(input.session, now);
-    const random = () => session.random.next();
-    const sentences: string[] = [];
-    const decision: Decision = { matched: [], fired: [], sentences, effects: sentences, applied: [], plan: emptyPlan(), release: () => {} };
-    const ctxFor = (keyState: Record<string, unknown>): EffectContext => ({ request, profile: input.profile, extensionUri: input.extensionUri, random, now, keyState });
-    let holdsSlot = false;
-    const takeSlot = (): boolean => {
-      if (holdsSlot) return true;
-      if (maxActive !== undefined && session.active >= maxActive) return false;
-      session.active++;
-      holdsSlot = true;
-      decision.release = () => {
-        if (holdsSlot) session.active--;
-        holdsSlot = false;
-      };
-      return true;
-    };
+    const decision = new DecisionDraft(session, maxActive);
+    const random = session.draw;
 
     if (forcedHeader) {
       const value = firstHeaderValue(request.headers, FAULT_HEADER);
       if (value) {
         const rule = byId.get(value);
         const terminal = rule?.terminal ?? (isAapCode(value) ? forcedCodeEffects.get(value) : undefined);
-        if ((rule || terminal) && takeSlot()) {
+        if ((rule || terminal) && decision.takeSlot()) {
           if (rule) rule.fired++;
           // A forced fault has no key state: a forced rate limit starts from an empty window.
-          const ctx = ctxFor({});
+          const ctx = effectContext(input, random, now, {});
           fire(decision, rule ? rule.id : `header:${value}`, rule?.modifiers ?? [], terminal && { effect: terminal, answer: terminal.decide(ctx) }, ctx);
           return decision;
         }
@@ -143,21 +178,24 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
     }
 
     const elapsedS = (now - session.startedAt) / 1000;
-    const sharedDecision = shared?.decide({ request, extensionUri: input.extensionUri, session: input.session, candidates, elapsedS, random, ctxFor, decision });
-    if (sharedDecision) return sharedDecision;
+    if (shared) {
+      const ctxFor = (keyState: Record<string, unknown>): EffectContext => effectContext(input, random, now, keyState);
+      const sharedDecision = shared.decide({ request, extensionUri: input.extensionUri, session: input.session, candidates, elapsedS, random, ctxFor, decision });
+      if (sharedDecision) return sharedDecision;
+    }
     for (const rule of candidates) {
       if (!rule.enabled) continue;
-      if (!rule.match.predicates.every((p) => p(request, input.extensionUri))) continue;
+      if (!predicatesHold(rule.match.predicates, request, input.extensionUri)) continue;
       rule.matched++;
       decision.matched.push(rule.id);
       const state = stateFor(session, rule, rule.keyOf(request));
       state.seen++;
       if (!fires(rule.def.when, state, elapsedS, random)) continue;
       // A rule whose terminal effect has nothing to say (an unmet rate limit) applies nothing.
-      const ctx = ctxFor(state.data);
+      const ctx = effectContext(input, random, now, state.data);
       const answer = rule.terminal?.decide(ctx);
       if (!answer && rule.modifiers.length === 0) continue;
-      if (!takeSlot()) {
+      if (!decision.takeSlot()) {
         decision.sentences.push(`${rule.id}: skipped, max_active_faults (${maxActive}) reached`);
         opts.onFaultOverflow?.(rule.id);
         continue;

@@ -4,7 +4,8 @@
  * metrics see every effect that acted.
  */
 import type { EffectContext, ModifierEffect, TerminalAction, TerminalEffect } from '../effects/effect.js';
-import type { AppliedEffect, Decision } from './decision.js';
+import { PASS_THROUGH, type AppliedEffect, type Decision } from './decision.js';
+import { emptyPlan } from '../effects/reply-plan.js';
 
 /**
  * A rule fires: its modifiers add to the plan, then its terminal answer (when it has one) is
@@ -19,14 +20,18 @@ export function fire(
   ctx: EffectContext,
 ): void {
   decision.fired.push(rule);
-  const record = (effect: AppliedEffect['effect'], sentence: string) => {
-    decision.applied.push({ rule, effect, sentence });
-    decision.sentences.push(sentence);
-  };
-  for (const m of modifiers) record(m.name, m.apply(decision.plan, ctx));
+  // A decision starts with the shared, frozen empty plan: a rule of terminal effects alone
+  // (the injected-error path) never needs one of its own.
+  if (modifiers.length > 0 && decision.plan === PASS_THROUGH.plan) decision.plan = emptyPlan();
+  for (const m of modifiers) record(decision, rule, m.name, m.apply(decision.plan, ctx));
   if (terminal?.answer) {
     decision.terminal = { ruleId: rule, action: terminal.answer.action };
-    record(terminal.effect.name, terminal.answer.explain);
+    record(decision, rule, terminal.effect.name, terminal.answer.explain);
   }
+}
+
+function record(decision: Decision, rule: string, effect: AppliedEffect['effect'], sentence: string): void {
+  decision.applied.push({ rule, effect, sentence });
+  decision.sentences.push(sentence);
 }
 

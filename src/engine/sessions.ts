@@ -35,6 +35,8 @@ export interface SessionState {
   /** Faults in progress (what max_active_faults caps). */
   active: number;
   readonly random: SeededRandom;
+  /** `random.next`, bound once: what `when.probability` and effects draw from. */
+  readonly draw: () => number;
   lastUsed: number;
 }
 
@@ -68,7 +70,8 @@ export class SessionTable {
     }
     if (!state) {
       this.evict(now);
-      state = { id: key, keys: new Map(), startedAt: now, active: 0, random: new SeededRandom(this.seed), lastUsed: now };
+      const random = new SeededRandom(this.seed);
+      state = { id: key, keys: new Map(), startedAt: now, active: 0, random, draw: () => random.next(), lastUsed: now };
     } else {
       this.sessions.delete(key);
     }

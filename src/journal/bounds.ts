@@ -22,47 +22,18 @@ export function boundText(value: string, max = MAX_STORED_CHARS): string {
 
 /**
  * A copy of a journal line with every string and list bounded, whatever fields it has; a line
- * already within bounds is returned as it is (the common case costs one walk, no copy). That walk
- * also measures the line, so the ring (entryBytes) does not walk it a second time.
+ * already within bounds is returned as it is (the common case costs one walk, no copy).
  */
 export function boundJournalEntry<T extends object>(entry: T): T {
-  const bytes = measureWithinBounds(entry, 0, MAX_STORED_CHARS);
-  if (bytes >= 0) {
-    remember(entry, bytes);
-    return entry;
-  }
+  if (measureWithinBounds(entry, 0, MAX_STORED_CHARS) >= 0) return entry;
   const out = bound(entry, 0) as Record<string, unknown>;
   // The path is already limited by Node's 16 KiB header limit; it is kept longer than other strings.
   const path = (entry as { path?: unknown }).path;
   if (typeof path === 'string') out.path = boundText(path, MAX_STORED_PATH_CHARS);
-  remember(out, approxBytes(out));
   return out as T;
 }
 
 const MAX_DEPTH = 8;
-
-/*
- * The size of the line bounded last. The proxy bounds a line and hands it to the journal in the
- * same turn, so one slot is enough and costs no map; a line the slot does not hold is measured.
- */
-let measuredEntry: object | undefined;
-let measuredBytes = 0;
-
-function remember(entry: object, bytes: number): void {
-  measuredEntry = entry;
-  // The dealer's conformance findings are added after bounding; entryBytes counts them then.
-  measuredBytes = bytes - conformanceBytes(entry);
-}
-
-function conformanceBytes(entry: object): number {
-  const conformance = (entry as { conformance?: unknown }).conformance;
-  return conformance === undefined ? 0 : 16 + 'conformance'.length * 2 + approxBytes(conformance, 1);
-}
-
-/** approxBytes of a journal line, without a second walk when it is the line bounded last. */
-export function entryBytes(entry: object): number {
-  return entry === measuredEntry ? measuredBytes + conformanceBytes(entry) : approxBytes(entry);
-}
 
 /**
  * approxBytes of a value when every string and list in it is within bounds, else -1: the bounds

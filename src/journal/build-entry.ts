@@ -41,7 +41,7 @@ function sortedCopy(value: unknown, depth: number): unknown {
     }
     return out;
   }
-  const keys = Object.keys(value).sort();
+  const keys = sortedKeys(value);
   const out: Record<string, unknown> = {};
   for (const k of keys) {
     const v = (value as Record<string, unknown>)[k];
@@ -53,6 +53,24 @@ function sortedCopy(value: unknown, depth: number): unknown {
   return out;
 }
 
+/**
+ * The keys in code-unit order, as Array#sort orders strings. Sorted in place by insertion: the
+ * objects of a request have a handful of keys, and the builtin sort allocated a work array each time.
+ */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
 function sortedJson(value: unknown): string {
   if (Array.isArray(value)) {
     let out = '[';
@@ -60,7 +78,7 @@ function sortedJson(value: unknown): string {
     return out + ']';
   }
   if (value && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
+    const keys = sortedKeys(value);
     let out = '{';
     for (let i = 0; i < keys.length; i++) out += `${i ? ',' : ''}${JSON.stringify(keys[i])}:${sortedJson((value as Record<string, unknown>)[keys[i]!])}`;
     return out + '}';

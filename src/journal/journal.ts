@@ -8,8 +8,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { RequestObserver } from './entry.js';
 import type { JournalEntry } from './entry.js';
 import { DEFAULT_SESSION } from './entry.js';
-import { entryBytes } from './bounds.js';
-import { journalLine } from './line.js';
+import { journalLine, parseLine } from './line.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;
 /** The ring also forgets its oldest entries past about this many bytes (docs/reliability.md). */
@@ -44,8 +43,17 @@ export class Journal implements RequestObserver {
   /** Lines that never reached the file (buffer full or write failure). */
   dropped = 0;
   readonly ringBytes: number;
-  /** Entries from `head` on are the ring, oldest first; `sizes` runs alongside. */
-  private ring: JournalEntry[] = [];
+  /**
+   * The ring holds each entry as its JSON line, not as objects: an entry lives for ten thousand
+   * requests, long enough for the collector to copy and promote every object in it, and a graph
+   * of objects per line made the collector the costliest part of the injected-error path (and
+   * grew the old generation). A string is one flat object. Readers get entries parsed from it.
+   * From `head` on, the arrays run alongside, oldest first.
+   */
+  private lines: string[] = [];
+  /** Each line's entry id and session (what `since` and session queries select by, without parsing). */
+  private ids: string[] = [];
+  private sessions: (string | undefined)[] = [];
   private sizes: number[] = [];
   private head = 0;
   private bytes = 0;
@@ -69,26 +77,31 @@ export class Journal implements RequestObserver {
   }
 
   onRequestDone(entry: JournalEntry): void {
-    const size = entryBytes(entry);
-    this.ring.push(entry);
+    // The same text the file and the /events clients get, serialized once for all of them.
+    const line = journalLine(entry);
+    const size = Buffer.byteLength(line);
+    this.lines.push(line);
+    this.ids.push(entry.id);
+    this.sessions.push(entry.session);
     this.sizes.push(size);
     this.bytes += size;
-    while (this.ring.length - this.head > this.ringSize || (this.bytes > this.ringBytes && this.ring.length - this.head > 1)) {
+    while (this.lines.length - this.head > this.ringSize || (this.bytes > this.ringBytes && this.lines.length - this.head > 1)) {
       this.bytes -= this.sizes[this.head]!;
       this.head += 1;
     }
     // Forgotten entries are dropped from the arrays now and then, not on every request.
-    if (this.head > 1024 && this.head * 2 > this.ring.length) {
-      this.ring = this.ring.slice(this.head);
-      this.sizes = this.sizes.slice(this.head);
-      this.head = 0;
-    }
-    this.writer?.append(journalLine(entry));
+    if (this.head > 1024 && this.head * 2 > this.lines.length) this.keep((i) => i >= this.head);
+    this.writer?.append(line);
+  }
+
+  /** Entries in the ring now. */
+  get size(): number {
+    return this.lines.length - this.head;
   }
 
   /** Entries in the ring, in the order their requests finished. */
   all(): JournalEntry[] {
-    return this.ring.slice(this.head);
+    return this.entries();
   }
 
   /**
@@ -97,35 +110,60 @@ export class Journal implements RequestObserver {
    * left the ring, entries whose ULID sorts after it are returned.
    */
   entries(query: JournalQuery = {}): JournalEntry[] {
-    let list = query.session === undefined ? this.all() : this.ofSession(query.session);
+    return this.lineTexts(query).map(parseLine);
+  }
+
+  /** The JSON lines `entries(query)` parses, each with its trailing newline (what GET /journal sends). */
+  lineTexts(query: JournalQuery = {}): string[] {
+    let at = this.selected(query.session);
     if (query.since !== undefined) {
       const since = query.since;
-      const at = list.findIndex((e) => e.id === since);
-      list = at >= 0 ? list.slice(at + 1) : list.filter((e) => e.id > since);
+      const found = at.findIndex((i) => this.ids[i] === since);
+      at = found >= 0 ? at.slice(found + 1) : at.filter((i) => this.ids[i]! > since);
     }
-    return query.limit !== undefined ? list.slice(0, query.limit) : list;
+    if (query.limit !== undefined) at = at.slice(0, query.limit);
+    return at.map((i) => this.lines[i]!);
   }
 
   /** Entries of one session (`default`: those that named none), in finishing order. */
   ofSession(session: string): JournalEntry[] {
-    return this.all().filter((e) => (e.session ?? DEFAULT_SESSION) === session);
+    return this.entries({ session });
   }
 
   /** Empties the ring, or drops one session's entries from it; the file keeps everything. */
   clear(session?: string): void {
-    const kept: JournalEntry[] = [];
-    const keptSizes: number[] = [];
-    if (session !== undefined) {
-      for (let i = this.head; i < this.ring.length; i++) {
-        if ((this.ring[i]!.session ?? DEFAULT_SESSION) === session) continue;
-        kept.push(this.ring[i]!);
-        keptSizes.push(this.sizes[i]!);
-      }
+    if (session === undefined) this.keep(() => false);
+    else this.keep((i) => i >= this.head && (this.sessions[i] ?? DEFAULT_SESSION) !== session);
+  }
+
+  /** Positions in the ring, oldest first, of every entry or of one session's. */
+  private selected(session: string | undefined): number[] {
+    const at: number[] = [];
+    for (let i = this.head; i < this.lines.length; i++) if (session === undefined || (this.sessions[i] ?? DEFAULT_SESSION) === session) at.push(i);
+    return at;
+  }
+
+  /** Keeps the positions `kept` holds for, compacted to the start of the arrays. */
+  private keep(kept: (i: number) => boolean): void {
+    const lines: string[] = [];
+    const ids: string[] = [];
+    const sessions: (string | undefined)[] = [];
+    const sizes: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < this.lines.length; i++) {
+      if (!kept(i)) continue;
+      lines.push(this.lines[i]!);
+      ids.push(this.ids[i]!);
+      sessions.push(this.sessions[i]);
+      sizes.push(this.sizes[i]!);
+      bytes += this.sizes[i]!;
     }
-    this.ring = kept;
-    this.sizes = keptSizes;
+    this.lines = lines;
+    this.ids = ids;
+    this.sessions = sessions;
+    this.sizes = sizes;
     this.head = 0;
-    this.bytes = keptSizes.reduce((sum, n) => sum + n, 0);
+    this.bytes = bytes;
   }
 
   /** Resolves once every line recorded so far is written to the file. */

@@ -1,8 +1,8 @@
 /**
- * A journal line as JSONL text, built only when a sink reads it (the file, an /events client) and
- * once for all of them: the journal file and the event hub are handed the same entry in the same
- * turn, so the text of the last entry asked for is kept in one slot. An entry is not changed once
- * it is handed to the observers (src/proxy/server.ts adds its last field before), so the text stays true.
+ * A journal line as JSONL text, built once for every sink (the ring, the file, an /events
+ * client): they are handed the same entry in the same turn, so the text of the last entry asked
+ * for is kept in one slot. An entry is not changed once it is handed to the observers
+ * (src/proxy/request-path.ts adds its last field before), so the text stays true.
  */
 import type { JournalEntry } from './entry.js';
 
@@ -22,4 +22,9 @@ export function journalLine(entry: JournalEntry): string {
 export function journalJson(entry: JournalEntry): string {
   const line = journalLine(entry);
   return line.slice(0, -1);
+}
+
+/** An entry back from its line (the ring keeps lines): plain data, as a journal file's reader gets it. */
+export function parseLine(line: string): JournalEntry {
+  return JSON.parse(line) as JournalEntry;
 }

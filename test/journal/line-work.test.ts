@@ -1,6 +1,6 @@
 // The journal's per-request work: a line is serialized once whatever the number of sinks, an
-// error reply is bounded without being serialized, and the ring sizes a line in the same walk
-// that checks its bounds. Each behaviour is checked against what a buyer and a reader see.
+// error reply is bounded without being serialized, and the ring keeps the line's text, not the
+// entry's objects. Each behaviour is checked against what a buyer and a reader see.
 import { once } from 'node:events';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import t from 'tap';
 import { WebSocket } from 'ws';
 import { callSkill, startTestRuntime } from '../control/control-fixture.js';
-import { approxBytes, boundJournalEntry, entryBytes } from '../../src/journal/bounds.js';
+import { Journal } from '../../src/journal/journal.js';
 import { boundedReplyError, MAX_REPLY_ERROR_BYTES } from '../../src/journal/build-entry.js';
 import type { JsonRpcError } from '../../src/protocol/envelopes.js';
 import { journalLine } from '../helpers/journal-line.js';
@@ -91,15 +91,28 @@ t.test('an error member is kept whole exactly when its JSON fits the limit', asy
   }
 });
 
-t.test('the ring sizes a bounded line as approxBytes does, conformance findings added later included', async (t) => {
-  const entry = boundJournalEntry(journalLine('01J00000000000000000000001', 1, { notes: ['a', 'b'], rpc_id: 'x'.repeat(100) }));
-  t.equal(entryBytes(entry), approxBytes(entry), 'the size remembered from the bounds walk');
-  entry.conformance = [{ rule: 'r', message: 'm' } as never];
-  t.equal(entryBytes(entry), approxBytes(entry), 'a field added after bounding is counted');
-  const cut = boundJournalEntry(journalLine('01J00000000000000000000002', 2, { rpc_id: 'y'.repeat(10_000) }));
-  t.equal(entryBytes(cut), approxBytes(cut), 'a line that had to be cut is sized as stored');
-  const other = journalLine('01J00000000000000000000003', 3);
-  t.equal(entryBytes(other), approxBytes(other), 'a line never bounded is measured');
+t.test('the ring keeps each entry as its line: readers get the data as recorded, sized by its bytes', async (t) => {
+  const journal = new Journal({ ringSize: 3, ringBytes: 10_000 });
+  const first = journalLine('01J00000000000000000000001', 1, { notes: ['a', 'b'], session: 's1' });
+  journal.onRequestDone(first);
+  const recorded = JSON.parse(JSON.stringify(first));
+  // Held as text, not as the object: a caller that changes its entry later changes nothing kept.
+  first.notes!.push('changed afterwards');
+  t.same(journal.all(), [recorded], 'the entry reads back as it was when recorded');
+  t.not(journal.all()[0], first, 'a reader gets its own copy');
+  t.same(journal.lineTexts(), [JSON.stringify(recorded) + '\n'], 'GET /journal sends the kept line as it is');
+  for (let i = 2; i <= 5; i++) journal.onRequestDone(journalLine(`01J0000000000000000000000${i}`, i, { session: i % 2 ? 's1' : 's2' }));
+  t.same(journal.all().map((e) => e.id.slice(-1)), ['3', '4', '5'], 'the oldest are forgotten past ringSize');
+  t.equal(journal.size, 3);
+  t.same(journal.entries({ session: 's1' }).map((e) => e.id.slice(-1)), ['3', '5'], 'a session query selects by the kept session');
+  t.same(journal.entries({ since: '01J00000000000000000000003', limit: 1 }).map((e) => e.id.slice(-1)), ['4'], 'since and limit');
+  journal.clear('s1');
+  t.same(journal.all().map((e) => e.id.slice(-1)), ['4'], "clearing a session keeps the others' lines");
+
+  const small = new Journal({ ringSize: 100, ringBytes: 1 });
+  small.onRequestDone(journalLine('01J00000000000000000000007', 7));
+  small.onRequestDone(journalLine('01J00000000000000000000008', 8));
+  t.same(small.all().map((e) => e.id.slice(-1)), ['8'], 'past ringBytes the oldest goes, the newest always stays');
 });
 
 t.test('request hashes do not depend on key order, and start times read as toISOString writes them', async (t) => {
