@@ -22,6 +22,8 @@ export interface DroppedNotice {
 
 interface Client {
   socket: WebSocket;
+  /** The upgraded connection under `socket`: corked while one turn's messages are queued on it. */
+  connection: Duplex;
   missed: number;
 }
 
@@ -30,6 +32,8 @@ export class EventHub implements RequestObserver {
   private readonly clients = new Set<Client>();
   /** Messages dropped for slow clients since start. */
   dropped = 0;
+  /** Connections corked until the end of this turn (see corkUntilNextTurn). */
+  private corked: Duplex[] = [];
 
   constructor(
     private readonly bufferCap: number = DEFAULT_EVENTS_BUFFER_BYTES,
@@ -43,7 +47,7 @@ export class EventHub implements RequestObserver {
   /** Completes an upgrade the admin server has already authorised. */
   accept(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const client: Client = { socket: ws, missed: 0 };
+      const client: Client = { socket: ws, connection: socket, missed: 0 };
       this.clients.add(client);
       ws.on('close', () => this.clients.delete(client));
       ws.on('error', () => ws.terminate());
@@ -54,6 +58,7 @@ export class EventHub implements RequestObserver {
     // No subscriber, no work: the text is built only for a client, and shared with the journal file.
     if (this.clients.size === 0) return;
     const message = journalJson(entry);
+    this.corkUntilNextTurn();
     for (const client of this.clients) {
       if (client.socket.readyState !== WebSocket.OPEN) continue;
       if (client.socket.bufferedAmount > this.bufferCap) {
@@ -65,6 +70,26 @@ export class EventHub implements RequestObserver {
       this.send(client, message);
     }
   }
+
+  /**
+   * Every message of one turn of the event loop leaves in one write per client: under load many
+   * requests finish in the same turn, and a socket write per message cost more than the message.
+   * Each stays its own WebSocket frame; only the writes are joined.
+   */
+  private corkUntilNextTurn(): void {
+    if (this.corked.length > 0) return;
+    for (const client of this.clients) {
+      if (client.socket.readyState !== WebSocket.OPEN) continue;
+      client.connection.cork();
+      this.corked.push(client.connection);
+    }
+    if (this.corked.length > 0) setImmediate(this.uncork);
+  }
+
+  private readonly uncork = (): void => {
+    for (const connection of this.corked) if (!connection.destroyed) connection.uncork();
+    this.corked = [];
+  };
 
   /**
    * Sends one message. Its callback runs once the bytes have left the buffer: that is when a

@@ -163,12 +163,15 @@ export class Exchange {
     res.end(bytes);
   }
 
-  /** Sends a complete body, through the plan's steps that act on whole bodies (a bandwidth cap). */
-  async sendWhole(status: number, headers: Record<string, string | number | string[]>, bytes: Buffer): Promise<void> {
+  /**
+   * Sends a complete body, through the plan's steps that act on whole bodies (a bandwidth cap).
+   * Without such steps (the injected-error path) the body is written at once and nothing is awaited.
+   */
+  sendWhole(status: number, headers: Record<string, string | number | string[]>, bytes: Buffer): Promise<void> | void {
     const { res } = this;
-    const steps = wholeBodySteps(this.plan.stream);
+    const steps = this.plan.stream.length > 0 ? wholeBodySteps(this.plan.stream) : undefined;
     res.writeHead(status, headers);
-    if (steps.length === 0) {
+    if (!steps || steps.length === 0) {
       res.end(bytes);
       return;
     }
@@ -176,7 +179,6 @@ export class Exchange {
     const ctx = this.stepContext();
     let stream: Readable = Readable.from([bytes]);
     for (const step of steps) stream = stream.pipe(step.transform(ctx));
-    await pipeToBuyer(stream, res, this.buyer.signal);
+    return pipeToBuyer(stream, res, this.buyer.signal);
   }
 }
-

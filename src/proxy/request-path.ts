@@ -242,17 +242,23 @@ async function answerWithReply(x: Exchange, action: Extract<TerminalAction, { ty
     let envelope: unknown = action.envelope;
     // Too large to classify: the id is looked for in the body's first bytes only (null if not there).
     if (request.kind === 'oversized') envelope = { ...action.envelope, id: rpcIdFromText(topLevelIdText(await readPrefix(x.body.forward, ID_SCAN_BYTES, x.buyer.signal))) };
-    const steps = injectedSteps(x.plan.json);
+    const steps = x.plan.json.length > 0 ? injectedSteps(x.plan.json) : NO_STEPS;
     if (steps.length > 0) envelope = runJsonSteps(envelope, steps, x.stepContext(), outcome.notes);
     if (envelope !== action.envelope) bodyBytes = Buffer.from(stringifyJsonRpc(envelope));
   }
-  const headers: Record<string, string | number> = { ...action.headers, [RULE_HEADER]: x.terminal!.ruleId };
-  if (!('content-length' in headers)) headers['content-length'] = bodyBytes.length;
+  // Built by assignment: a spread with a computed key showed in the injected-error path's profile.
+  const headers: Record<string, string | number> = {};
+  const given = action.headers;
+  if (given) for (const name in given) headers[name] = given[name]!;
+  headers[RULE_HEADER] = x.terminal!.ruleId;
+  if (headers['content-length'] === undefined) headers['content-length'] = bodyBytes.length;
   // The unread rest of an oversized body must not be taken for the next request.
   if (request.kind === 'oversized') headers.connection = 'close';
   outcome.status = action.status;
   await x.sendWhole(action.status, headers, bodyBytes);
 }
+
+const NO_STEPS: readonly never[] = [];
 
 /** The dealer's real reply, cut after `bytes`: the connection closes mid-body. */
 async function truncateDealerReply(x: Exchange, action: Extract<TerminalAction, { type: 'truncate' }>): Promise<void> {
@@ -287,15 +293,18 @@ function record(x: Exchange): void {
   const aborted = x.refusal ? x.refusal.status === 0 : !res.writableFinished;
   const durationMs = performance.now() - x.t0;
   readDealerJson(outcome, request.kind === 'jsonrpc');
+  const attribution = proxy.clientOf(x.decider, request);
   const entry = boundJournalEntry(
     buildJournalEntry(request, x.decision, outcome, {
       startedAt: x.startedAt,
       durationMs,
-      ...proxy.clientOf(x.decider, request),
+      client: attribution.client,
+      clientKey: attribution.clientKey,
       status: aborted ? 0 : (outcome.status ?? res.statusCode),
       aborted,
       dryRun: proxy.dryRun,
-      ...x.inForce,
+      profile: x.inForce.profile,
+      extensionUri: x.inForce.extensionUri,
       session: x.session,
       replica: proxy.settings.replica,
     }),

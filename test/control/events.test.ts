@@ -90,3 +90,31 @@ t.test('closing the runtime closes event clients with a close frame', async (t) 
 async function metricsText(adminUrl: string): Promise<string> {
   return (await request(`${adminUrl}/metrics`)).body.toString('utf8');
 }
+
+t.test("one turn's messages leave in one write per client, each still its own message", async (t) => {
+  const { EventHub } = await import('../../src/control/events.js');
+  const http = await import('node:http');
+  const hub = new EventHub();
+  const server = http.createServer();
+  let connection: import('node:stream').Duplex | undefined;
+  server.on('upgrade', (req, socket, head) => {
+    connection = socket;
+    hub.accept(req, socket, head);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as net.AddressInfo;
+  const { ws, messages } = await openEvents(`http://127.0.0.1:${port}`);
+  t.teardown(() => hub.close());
+  while (hub.clientCount === 0) await new Promise((resolve) => setImmediate(resolve));
+
+  const entries = Array.from({ length: 50 }, (_, i) => ({ id: `01J${String(i).padStart(23, '0')}`, status: 200 }) as unknown as JournalEntry);
+  for (const entry of entries) hub.onRequestDone(entry);
+  t.equal(connection!.writableCorked, 1, 'the connection is corked while the turn queues its messages');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(connection!.writableCorked, 0, 'and written out at the end of the turn');
+  await untilMessage(ws, () => messages.length === 50);
+  t.same(messages, entries, 'every entry arrives as its own message, in order');
+  ws.close();
+});

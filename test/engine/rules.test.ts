@@ -137,3 +137,23 @@ t.test('the rule index keeps scenario order across exact-value lookups and plain
   t.same(fired({ 'x-lane': 'b' }, 2), ['p1', 'b1', 'h2', 'b2', 'last']);
   t.same(fired({}, 3), ['p1', 'b1', 'last']);
 });
+
+t.test('a decision of terminal effects alone shares the empty plan; a modifier gets a plan of its own', async (t) => {
+  const { PASS_THROUGH } = await import('../../src/engine/decision.js');
+  const loaded = loadScenarioText(
+    `rules:\n  - { id: boom, match: { skill: inventory.search }, error: INTERNAL_ERROR }\n  - { id: slow, match: { skill: inventory.facets }, delay: { ms: 5 } }\n  - { id: slow-too, match: { skill: inventory.facets }, delay: { ms: 7 } }\n`,
+    'plan.yaml',
+  );
+  const engine = createEngine(loaded.scenario, { seed: 1 });
+  const decide = (skill: string) =>
+    engine.decide({ request: classifyRequest({ method: 'POST', url: '/a2a', headers: {}, clientIp: '1', body: Buffer.from(skillRequest(skill)) }), profile: '1.3', extensionUri: 'u' });
+  const error = decide('inventory.search');
+  t.equal(error.terminal?.ruleId, 'boom');
+  t.equal(error.plan, PASS_THROUGH.plan, 'no plan is made for an injected error');
+  const delayed = decide('inventory.facets');
+  t.not(delayed.plan, PASS_THROUGH.plan, 'modifiers write into a plan of their own');
+  t.equal(delayed.plan.delayMs, 12, 'both delays are in it');
+  t.equal(PASS_THROUGH.plan.delayMs, 0, 'the shared empty plan is untouched');
+  t.same(delayed.effects, delayed.sentences, 'the deprecated name still reads the sentences');
+  delayed.release();
+});
