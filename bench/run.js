@@ -8,7 +8,7 @@
  * subscriber (events-child.js) and the load generator (load-child.js: wrk or autocannon). None
  * shares an event loop with another; all listen on 127.0.0.1 and all are stopped by pid at the end.
  *
- * Flags: --quick (1 × 2 s per case, no warm-up, fewer streams and requests; a smoke run, not a result),
+ * Flags: --quick (1 × 1 s per case, no warm-up, fewer streams and requests; a smoke run, not a result),
  *        --cpu-prof (profile every proxy process; profiles and a self-time summary go to a temp dir).
  */
 import { wrkVersion } from './wrk.js';
@@ -29,7 +29,7 @@ const quick = process.argv.includes('--quick');
 const cpuProf = process.argv.includes('--cpu-prof');
 
 const MODE = quick
-  ? { name: 'quick', runs: 1, seconds: 2, warmupSeconds: 0, sseStreams: 20, rssRequests: 4_000, rssWarmupRequests: 1_000 }
+  ? { name: 'quick', runs: 1, seconds: 1, warmupSeconds: 0, sseStreams: 20, rssRequests: 2_000, rssWarmupRequests: 500 }
   : { name: 'full', runs: 3, seconds: 8, warmupSeconds: 2, sseStreams: 100, rssRequests: 200_000, rssWarmupRequests: 12_000 };
 const CONNECTIONS = 50;
 const FIXED_RATE = 200;
