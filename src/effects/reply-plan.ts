@@ -63,9 +63,9 @@ export function emptyPlan(): ReplyPlan {
   return { delayMs: 0, json: [], stream: [] };
 }
 
-/** True when a plan leaves the dealer's reply exactly as it is. */
-export function planIsEmpty(plan: ReplyPlan): boolean {
-  return plan.delayMs === 0 && plan.json.length === 0 && plan.stream.length === 0 && !plan.card;
+/** True when a plan changes nothing of the reply's bytes (at most when it is sent). */
+export function leavesBytesAlone(plan: ReplyPlan): boolean {
+  return plan.json.length === 0 && plan.stream.length === 0 && !plan.card;
 }
 
 const STEP_ORDER: ReadonlyMap<string, number> = new Map(MODIFIER_EFFECTS.map((key, i) => [key, i]));

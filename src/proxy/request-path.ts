@@ -13,7 +13,7 @@ import { isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent
 import { readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
 import type { TerminalAction } from '../effects/effect.js';
 import { cardReplacement, faultCard } from '../effects/card.js';
-import { planIsEmpty } from '../effects/reply-plan.js';
+import { leavesBytesAlone } from '../effects/reply-plan.js';
 import { PASS_THROUGH } from '../engine/decision.js';
 import { buildJournalEntry } from '../journal/build-entry.js';
 import { boundJournalEntry } from '../journal/bounds.js';
@@ -36,15 +36,14 @@ export async function handleRequest(proxy: ProxyContext, req: IncomingMessage, r
     return;
   }
   try {
-    if (!x.terminal && !x.isCard && planIsEmpty(x.plan)) await passThrough(x);
-    else {
-      try {
-        if (x.plan.delayMs > 0) await sleep(x.plan.delayMs, undefined, { signal: x.buyer.signal });
-        if (x.terminal) await ANSWERS[x.terminal.action.type](x, x.terminal.action as never);
-        else await forward(x);
-      } catch (err) {
-        if (!x.buyer.gone) throw err;
-      }
+    try {
+      if (x.plan.delayMs > 0) await sleep(x.plan.delayMs, undefined, { signal: x.buyer.signal });
+      if (x.terminal) await ANSWERS[x.terminal.action.type](x, x.terminal.action as never);
+      // A delay changes when the reply comes, not its bytes: they still go straight through.
+      else if (!x.isCard && leavesBytesAlone(x.plan)) await passThrough(x);
+      else await forward(x);
+    } catch (err) {
+      if (!x.buyer.gone) throw err;
     }
   } finally {
     x.decision.release();
@@ -88,7 +87,7 @@ async function readAndDecide(x: Exchange): Promise<boolean> {
   return true;
 }
 
-/** The hot path: no effect touches this reply, so its bytes go straight through. */
+/** The hot path: no effect changes this reply (a delay may have held it), so its bytes go straight through. */
 function passThrough(x: Exchange): Promise<void> {
   const { proxy, request, res, outcome, buyer } = x;
   const { forwarder } = proxy;
