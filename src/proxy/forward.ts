@@ -80,23 +80,36 @@ function upstreamTimeout(code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT
  */
 class UpstreamTimer {
   private timer: NodeJS.Timeout | undefined;
+  /** What the wait in progress is for: the error a timeout names. */
+  private code: UpstreamTimeoutCode = 'UND_ERR_HEADERS_TIMEOUT';
   constructor(
     private readonly ms: number,
     private readonly onTimeout: (err: Error) => void,
   ) {}
 
-  /** (Re)starts the wait for headers or for the next body chunk. */
-  arm(code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT'): void {
+  /**
+   * (Re)starts the wait for headers or for the next body chunk. A running wait is restarted in
+   * place (refresh): one timer per request, not one per chunk.
+   */
+  arm(code: UpstreamTimeoutCode): void {
     if (this.ms <= 0) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.onTimeout(upstreamTimeout(code, this.ms)), this.ms);
+    this.code = code;
+    if (this.timer) {
+      this.timer.refresh();
+      return;
+    }
+    this.timer = setTimeout(() => this.onTimeout(upstreamTimeout(this.code, this.ms)), this.ms);
     this.timer.unref();
   }
 
   clear(): void {
     clearTimeout(this.timer);
+    // A cleared timer cannot be refreshed: the next wait starts a new one.
+    this.timer = undefined;
   }
 }
+
+type UpstreamTimeoutCode = 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT';
 
 export class Forwarder {
   readonly origin: string;

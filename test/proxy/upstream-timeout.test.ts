@@ -24,7 +24,7 @@ t.test('a dealer that never answers gets 502 after the timeout, not a second lat
     else res.writeHead(404).end();
   });
   t.teardown(() => up.close());
-  const modifier = loadScenarioText('rules:\n  - { id: slow, delay: { ms: 1, distribution: fixed } }\n', 'delay.yaml');
+  const modifier = loadScenarioText('rules:\n  - { id: rewrite, patch: [{ op: add, path: /result/seen, value: true }] }\n', 'patch.yaml');
   if (!modifier.ok) throw new Error('scenario');
   for (const timeoutMs of [100, 300, 500, 1000]) {
     const proxy = await startProxy({ target: up.url, port: 0, profile: '1.3', extensionUri: 'https://autoagentprotocol.org/extensions/aap/v1.3', upstreamTimeoutMs: timeoutMs });
@@ -52,4 +52,36 @@ t.test('0 means no timeout: a dealer that takes 1.2 s is waited for', async (t) 
   const r = await timed(proxy.url);
   t.equal(r.status, 200);
   t.ok(r.ms >= 1190, `answered after ${Math.round(r.ms)} ms`);
+});
+
+t.test('a reply arriving in many chunks is timed by one timer, restarted in place for each chunk', async (t) => {
+  const up = await startUpstream(async (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    for (const part of ['{"jsonrpc":"2.0",', '"id":1,', '"result":', '{"n":1}', '}']) {
+      res.write(part);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    res.end();
+  });
+  const timeoutMs = 4_321; // an unusual value, so the proxy's own timers are told apart from any other
+  const proxy = await startProxy({ target: up.url, port: 0, profile: '1.3', extensionUri: 'https://autoagentprotocol.org/extensions/aap/v1.3', upstreamTimeoutMs: timeoutMs });
+  t.teardown(async () => {
+    await proxy.close();
+    await up.close();
+  });
+  const original = globalThis.setTimeout;
+  let made = 0;
+  globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) => {
+    if (ms === timeoutMs) made++;
+    return original(fn, ms, ...rest);
+  }) as typeof setTimeout;
+  let reply;
+  try {
+    reply = await request(proxy.url + '/a2a', { body: skillRequest('inventory.search', {}, 1), headers: { 'content-type': 'application/json' } });
+  } finally {
+    globalThis.setTimeout = original;
+  }
+  t.equal(reply.status, 200);
+  t.same(JSON.parse(reply.body), { jsonrpc: '2.0', id: 1, result: { n: 1 } }, 'every chunk arrived');
+  t.equal(made, 1, 'one timer for the headers and all five chunks');
 });
