@@ -1,9 +1,9 @@
 /**
  * Prometheus metrics, in a registry of their own (never prom-client's global one, so several
  * instances in one process — a test suite — do not collide). Fed from the journal line of every
- * request; the cost on the request path is a few counter increments.
+ * request; the cost on the request path is a few plain increments (see TallyCounter).
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, type CounterConfiguration } from 'prom-client';
 import type { ScenarioEngine } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
 import type { RequestObserver } from '../journal/entry.js';
@@ -12,27 +12,60 @@ import { A2A_METHODS, AAP_SKILLS } from '../protocol/codes.js';
 const KNOWN_METHODS: ReadonlySet<string> = new Set(A2A_METHODS);
 const KNOWN_SKILLS: ReadonlySet<string> = new Set(AAP_SKILLS);
 
+/**
+ * A counter counted in plain numbers, one per label set, and handed to prom-client only when it
+ * collects (a scrape of /metrics): a request costs one map lookup, and prom-client's label work
+ * (hashing the labels on every increment) is done per scrape, for the label sets that changed.
+ */
+class TallyCounter<L extends string> {
+  private readonly tallies = new Map<string, { labels: Record<L, string>; count: number; reported: number }>();
+
+  constructor(config: CounterConfiguration<L>) {
+    const tallies = this.tallies;
+    new Counter<L>({
+      ...config,
+      collect() {
+        for (const tally of tallies.values()) {
+          if (tally.count === tally.reported) continue;
+          this.inc(tally.labels, tally.count - tally.reported);
+          tally.reported = tally.count;
+        }
+      },
+    });
+  }
+
+  /** Counts one for the label set `key` names; false when the set is new (then `start` counts it). */
+  inc(key: string): boolean {
+    const tally = this.tallies.get(key);
+    if (tally) tally.count++;
+    return tally !== undefined;
+  }
+
+  /** Counts one for a label set seen for the first time. */
+  start(key: string, labels: Record<L, string>): void {
+    this.tallies.set(key, { labels, count: 1, reported: 0 });
+  }
+}
+
 export class ChaosMetrics implements RequestObserver {
   readonly registry = new Registry();
-  private readonly requests: Counter<'method' | 'skill' | 'outcome'>;
-  private readonly faults: Counter<'rule' | 'effect'>;
+  private readonly requests: TallyCounter<'method' | 'skill' | 'outcome'>;
+  private readonly faults: TallyCounter<'rule' | 'effect'>;
   private readonly overflow: Counter<'rule'>;
   private readonly upstreamLatency: Histogram;
   private readonly journalDrops: Counter<'sink'>;
   private readonly suspendedRules: Counter<'rule'>;
   private readonly dealerViolations: Counter<'rule' | 'severity'>;
-  private readonly requestCounters = new Map<string, { inc(): void }>();
-  private readonly faultCounters = new Map<string, { inc(): void }>();
 
   constructor(private readonly currentEngine: () => ScenarioEngine | undefined) {
     const registers = [this.registry];
-    this.requests = new Counter({
+    this.requests = new TallyCounter({
       name: 'aap_chaos_requests_total',
       help: 'Requests answered, by JSON-RPC method, AAP skill and outcome (dealer, injected, proxy, aborted).',
       labelNames: ['method', 'skill', 'outcome'],
       registers,
     });
-    this.faults = new Counter({
+    this.faults = new TallyCounter({
       name: 'aap_chaos_faults_injected_total',
       help: 'Effects that acted on requests, by rule id and effect, as the journal line records them (dry-run requests are not counted).',
       labelNames: ['rule', 'effect'],
@@ -82,29 +115,18 @@ export class ChaosMetrics implements RequestObserver {
   onRequestDone(entry: JournalEntry): void {
     const outcome = entry.aborted ? 'aborted' : entry.source;
     // Method and skill come from buyers: names outside the protocol's own collapse into "other",
-    // so a buyer cannot grow the label set without bound. Children are kept per label set, which
-    // spares prom-client hashing the labels on every request.
+    // so a buyer cannot grow the label set without bound.
     const method = entry.method === undefined ? entry.http_method : KNOWN_METHODS.has(entry.method) ? entry.method : 'other';
     const skill = entry.skill === undefined ? '' : KNOWN_SKILLS.has(entry.skill) ? entry.skill : 'other';
-    const key = `${method}\u0000${skill}\u0000${outcome}`;
-    let counter = this.requestCounters.get(key);
-    if (!counter) {
-      counter = this.requests.labels(method, skill, outcome);
-      this.requestCounters.set(key, counter);
-    }
-    counter.inc();
+    const requestKey = `${method}\u0000${skill}\u0000${outcome}`;
+    if (!this.requests.inc(requestKey)) this.requests.start(requestKey, { method, skill, outcome });
     if (entry.upstream_ms !== undefined) this.upstreamLatency.observe(entry.upstream_ms / 1000);
     if (entry.conformance) for (const v of entry.conformance) this.dealerViolations.inc({ rule: v.rule, severity: v.severity });
     if (entry.suspended) for (const rule of entry.suspended) this.suspendedRules.inc({ rule });
     if (entry.dry_run || !entry.faults) return;
     for (const { rule, effect } of entry.faults) {
       const faultKey = `${rule}\u0000${effect}`;
-      let faults = this.faultCounters.get(faultKey);
-      if (!faults) {
-        faults = this.faults.labels(rule, effect);
-        this.faultCounters.set(faultKey, faults);
-      }
-      faults.inc();
+      if (!this.faults.inc(faultKey)) this.faults.start(faultKey, { rule, effect });
     }
   }
 

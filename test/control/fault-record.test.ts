@@ -64,3 +64,34 @@ t.test('max_active_faults: a refused fault counts as overflow, by rule', async (
   t.match(text, /aap_chaos_faults_overflow_total\{rule="slow"\} 1/);
   t.match(text, /aap_chaos_faults_injected_total\{rule="slow",effect="delay"\} 1/);
 });
+
+t.test('requests and faults are tallied per label set and reach prom-client only when /metrics is read', async (t) => {
+  const { Counter } = await import('prom-client');
+  // A counter takes its increment function when it is made: the spy goes in before the runtime starts.
+  const proto = Counter.prototype as unknown as { incWithoutExemplar: (...args: unknown[]) => void };
+  const original = proto.incWithoutExemplar;
+  const calls = new Map<string, number>();
+  proto.incWithoutExemplar = function (this: { name: string }, ...args: unknown[]) {
+    calls.set(this.name, (calls.get(this.name) ?? 0) + 1);
+    return original.apply(this, args);
+  };
+  t.teardown(() => {
+    proto.incWithoutExemplar = original;
+  });
+  const rt = await startTestRuntime(t, { scenario: 'rules:\n  - { id: boom, match: { skill: inventory.search }, error: INTERNAL_ERROR }\n' });
+  for (let i = 0; i < 5; i++) await callSkill(rt.url, 'inventory.search');
+  await callSkill(rt.url, 'dealer.information');
+  t.equal(calls.get('aap_chaos_requests_total'), undefined, 'no prom-client increment per request');
+  t.equal(calls.get('aap_chaos_faults_injected_total'), undefined, 'nor per fault');
+  let text = await metricsOf(rt);
+  t.match(text, /aap_chaos_requests_total\{method="SendMessage",skill="inventory.search",outcome="injected"\} 5/);
+  t.match(text, /aap_chaos_requests_total\{method="SendMessage",skill="dealer.information",outcome="dealer"\} 1/);
+  t.match(text, /aap_chaos_faults_injected_total\{rule="boom",effect="error"\} 5/);
+  const labelSets = text.split('\n').filter((line) => line.startsWith('aap_chaos_requests_total{')).length;
+  t.equal(calls.get('aap_chaos_requests_total'), labelSets, 'one increment per label set at the scrape');
+  await callSkill(rt.url, 'inventory.search');
+  text = await metricsOf(rt);
+  t.match(text, /aap_chaos_requests_total\{method="SendMessage",skill="inventory.search",outcome="injected"\} 6/, 'the next scrape adds what came since');
+  t.match(text, /aap_chaos_requests_total\{method="SendMessage",skill="dealer.information",outcome="dealer"\} 1/, 'an unchanged set stays');
+  t.equal(calls.get('aap_chaos_requests_total'), labelSets + 1, 'only the set that changed is handed over again');
+});
