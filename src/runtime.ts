@@ -122,6 +122,8 @@ export interface Runtime extends ControlSurface {
 
 /** Turns any accepted scenario form into a validated scenario. */
 export async function loadScenarioInput(input: ScenarioInput): Promise<LoadResult> {
+  // An object is checked as the JSON text it stands for: JSON.parse reads it back (a copy, so the
+  // caller's object gets no defaults), and the YAML parser runs only to place a problem on a line.
   if (typeof input !== 'string') return loadScenarioText(JSON.stringify(input, null, 2), 'scenario object');
   const trimmed = input.trim();
   if (trimmed.includes('\n') || trimmed.startsWith('{')) return loadScenarioText(input, 'scenario text');

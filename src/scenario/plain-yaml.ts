@@ -331,17 +331,16 @@ class PlainYamlReader {
       return [key, end];
     }
     if (c === '[' || c === '{') return undefined;
-    for (let i = at; i < line.length; i++) {
-      const ch = line.charCodeAt(i);
-      if (ch === 58 /* : */ && (i + 1 === line.length || line.charCodeAt(i + 1) === 32)) {
-        const text = line.slice(at, i);
-        if (text === '' || text.length > MAX_KEY_LENGTH || trimSpacesEnd(text) !== text) outside();
-        if (NOT_PLAIN_START.has(text[0]!) || NOT_IN_PLAIN_KEY.test(text)) outside();
-        return [plainKey(text), i];
-      }
-      if (ch === 35 /* # */ && line.charCodeAt(i - 1) === 32) return undefined;
-    }
-    return undefined;
+    // The key ends at the first colon followed by a space or the line's end, unless a comment starts first.
+    let colon = line.indexOf(':', at);
+    while (colon >= 0 && colon + 1 < line.length && line.charCodeAt(colon + 1) !== 32) colon = line.indexOf(':', colon + 1);
+    if (colon < 0) return undefined;
+    const comment = line.indexOf(' #', at - 1);
+    if (comment >= 0 && comment < colon) return undefined;
+    const text = line.slice(at, colon);
+    if (text === '' || text.length > MAX_KEY_LENGTH || trimSpacesEnd(text) !== text) outside();
+    if (NOT_PLAIN_START.has(text[0]!) || NOT_IN_PLAIN_KEY.test(text)) outside();
+    return [plainKey(text), colon];
   }
 
   /** A scalar or flow collection that fills the rest of the line (a comment may follow). */
