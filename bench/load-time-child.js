@@ -1,10 +1,11 @@
 /**
- * One fresh process of bench/load-time.js. Usage: `load-time-child.js <build-dir> <scenario-file> total|split`.
+ * One fresh process of bench/load-time.js. Usage: `load-time-child.js <build-dir> <scenario-file> total|object|split`.
  * The build directory holds dist/ (and schema/, package.json) of the build to measure, so two builds
  * can be compared side by side. The modules are imported before the clock starts, as in
  * bench/proxy-child.js, so module loading and schema compilation are not counted.
  *
  * - total: the time from `startRuntime({ scenario: FILE })` to serving, exactly as proxy-child's loadMs;
+ * - object: the same with the scenario handed over as an object, as a library user does;
  * - split: the same work stage by stage, each stage run once and cold: reading and parsing the file,
  *   schema and semantic validation, building the engine, then starting a runtime without a scenario
  *   (listening: the proxy and the admin API).
@@ -21,9 +22,11 @@ const dist = (module) => import(pathToFileURL(path.join(buildDir, 'dist', module
 const target = 'http://127.0.0.1:9';
 const { startRuntime } = await dist('runtime.js');
 
-if (mode === 'total') {
+if (mode === 'total' || mode === 'object') {
+  // object: the scenario handed to the library as an object (parsed here, before the clock starts).
+  const scenario = mode === 'object' ? (await import(pathToFileURL(path.join(buildDir, 'node_modules/yaml/dist/index.js')).href)).parse(await readFile(scenarioFile, 'utf8')) : scenarioFile;
   const start = performance.now();
-  const runtime = await startRuntime({ target, port: 0, host: '127.0.0.1', adminPort: 0, scenario: scenarioFile, seed: 1 });
+  const runtime = await startRuntime({ target, port: 0, host: '127.0.0.1', adminPort: 0, scenario, seed: 1 });
   const totalMs = performance.now() - start;
   await runtime.close();
   console.log(JSON.stringify({ totalMs }));
