@@ -49,8 +49,14 @@ const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
 
 /** What a plain scalar means under the core schema. */
 function resolvePlain(text: string): unknown {
-  if (NULL.test(text)) return null;
-  if (BOOL.test(text)) return text[0] === 't' || text[0] === 'T';
+  const first = text.charCodeAt(0);
+  // Only a digit, a sign or a dot can start a number; most scalars are words, settled here without a regex.
+  if (!((first >= 48 && first <= 57) || first === 43 || first === 45 || first === 46)) {
+    if (text.length > 5) return text;
+    if (NULL.test(text)) return null;
+    if (BOOL.test(text)) return text[0] === 't' || text[0] === 'T';
+    return text;
+  }
   if (INT_OCT.test(text)) return parseInt(text.slice(2), 8);
   if (INT.test(text)) return parseInt(text, 10);
   if (INT_HEX.test(text)) return parseInt(text.slice(2), 16);
