@@ -168,7 +168,7 @@ function readFlow(line: string, start: number): [unknown, number] {
       let key: string;
       let end: number;
       if (line[i] === '"' || line[i] === "'") [key, end] = readQuoted(line, i);
-      else [key, end] = readFlowPlain(line, i, true);
+      else [key, end] = readFlowPlainKey(line, i);
       // `key: value`, with a space after the colon (the full parser reads `a:b` as one scalar).
       if (line[end] !== ':' || line[end + 1] !== ' ') outside();
       const [value, after] = readFlowValue(line, skipSpaces(line, end + 1));
@@ -186,11 +186,12 @@ function readFlowValue(line: string, i: number): [unknown, number] {
   const c = line[i];
   if (c === '"' || c === "'") return readQuoted(line, i);
   if (c === '[' || c === '{') return readFlow(line, i);
-  return readFlowPlain(line, i, false);
+  const [text, end] = readFlowPlain(line, i, false);
+  return [resolvePlain(text), end];
 }
 
-/** A plain scalar inside a flow collection: up to the next `,`, `]` or `}`. */
-function readFlowPlain(line: string, start: number, asKey: boolean): [any, number] {
+/** The text of a plain scalar inside a flow collection: up to the next `,`, `]` or `}` (or, for a key, `:`). */
+function readFlowPlain(line: string, start: number, asKey: boolean): [string, number] {
   let end = start;
   while (end < line.length) {
     const c = line[end];
@@ -201,14 +202,16 @@ function readFlowPlain(line: string, start: number, asKey: boolean): [any, numbe
   }
   const text = trimSpacesEnd(line.slice(start, end));
   if (text === '' || !startsPlain(line, start) || NOT_IN_FLOW_PLAIN.test(text)) outside();
-  if (asKey) {
-    if (text.length !== end - start) outside(); // a space before the colon
-    return [plainKey(text), end];
-  }
-  return [resolvePlain(text), end];
+  return [text, end];
 }
 
-/** One line of the text: where its content starts, and whether it holds content at all. */
+function readFlowPlainKey(line: string, start: number): [string, number] {
+  const [text, end] = readFlowPlain(line, start, true);
+  if (text.length !== end - start) outside(); // a space before the colon
+  return [plainKey(text), end];
+}
+
+/** A line that holds content (blank and comment-only lines are dropped), and its indentation. */
 interface Line {
   text: string;
   indent: number;
@@ -234,7 +237,7 @@ class PlainYamlReader {
   read(): unknown {
     const first = this.lines[0];
     if (!first) outside(); // an empty document: the full parser says so with a position
-    const value = this.blockNode(first!.indent, first!.indent);
+    const value = this.blockNode(first!.indent);
     if (this.index < this.lines.length) outside();
     return value;
   }
@@ -247,13 +250,9 @@ class PlainYamlReader {
     return line.text[at] === '-' && (at + 1 === line.text.length || line.text[at + 1] === ' ');
   }
 
-  /** The block mapping or sequence whose first entry starts at column `at` of the current line. */
-  private blockNode(indent: number, at: number): unknown {
-    if (PlainYamlReader.isSequenceItem(this.current!, at)) {
-      if (at !== indent) outside(); // `- - x`: a compact nested sequence
-      return this.blockSequence(indent);
-    }
-    return this.blockMapping(at);
+  /** The block mapping or sequence that starts the current line, at column `indent`. */
+  private blockNode(indent: number): unknown {
+    return PlainYamlReader.isSequenceItem(this.current!, indent) ? this.blockSequence(indent) : this.blockMapping(indent);
   }
 
   private blockSequence(indent: number): unknown[] {
@@ -284,10 +283,9 @@ class PlainYamlReader {
   /** A block mapping at column `indent`; its first key may start mid-line (`- key: value`). */
   private blockMapping(indent: number): Record<string, unknown> {
     const map: Record<string, unknown> = {};
-    let at = indent;
     for (;;) {
       const line = this.current!;
-      const key = this.keyAt(line.text, at);
+      const key = this.keyAt(line.text, indent);
       if (key === undefined) outside();
       const [name, colon] = key!;
       const valueAt = skipSpaces(line.text, colon + 1);
@@ -304,7 +302,6 @@ class PlainYamlReader {
       const next = this.current;
       if (!next || next.indent < indent) return map;
       if (next.indent > indent || PlainYamlReader.isSequenceItem(next, indent)) outside();
-      at = indent;
     }
   }
 
@@ -315,7 +312,7 @@ class PlainYamlReader {
   private nestedOrNull(indent: number, ofMapping: boolean): unknown {
     const next = this.current;
     if (!next) return null;
-    if (next.indent > indent) return this.blockNode(next.indent, next.indent);
+    if (next.indent > indent) return this.blockNode(next.indent);
     if (ofMapping && next.indent === indent && PlainYamlReader.isSequenceItem(next, indent)) return this.blockSequence(indent);
     return null;
   }
