@@ -6,13 +6,13 @@
  * either, and for anything that is not JSON, the answer is undefined and the full YAML parser reads
  * the text, naming the line of each problem as before.
  */
-import { UNSUPPORTED_CHARACTERS } from './plain-yaml.js';
+import { UNSUPPORTED_IN_JSON } from './plain-yaml.js';
 
 /** The document JSON.parse builds from `text`, or undefined when the YAML parser must read it. */
 export function readJsonText(text: string): { value: unknown } | undefined {
   const start = firstNonBlank(text);
   if (text[start] !== '{' && text[start] !== '[') return undefined;
-  if (UNSUPPORTED_CHARACTERS.test(text)) return undefined;
+  if (UNSUPPORTED_IN_JSON.test(text)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -24,9 +24,12 @@ export function readJsonText(text: string): { value: unknown } | undefined {
   return { value };
 }
 
+/** JSON's white space: space, tab, line feed, carriage return. */
+const isBlank = (c: string | undefined) => c === ' ' || c === '\n' || c === '\t' || c === '\r';
+
 function firstNonBlank(text: string): number {
   let i = 0;
-  while (text[i] === ' ' || text[i] === '\n') i++;
+  while (isBlank(text[i])) i++;
   return i;
 }
 
@@ -44,7 +47,7 @@ function keysWritten(text: string): number {
       close = text.indexOf('"', close + 1);
     }
     let after = close + 1;
-    while (text[after] === ' ' || text[after] === '\n') after++;
+    while (isBlank(text[after])) after++;
     if (text[after] === ':') keys++;
     i = text.indexOf('"', after);
   }

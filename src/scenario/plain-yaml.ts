@@ -19,12 +19,19 @@ const outside = (): never => {
   throw new OutsideSubset();
 };
 
+/** Characters YAML does not allow unescaped: C0/C1 controls, a byte-order mark, non-characters, the Unicode line separators. */
+const REFUSED_BY_YAML = String.raw`\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFEFF\uFFFE\uFFFF\u2028\u2029`;
+const UNPAIRED_SURROGATE = String.raw`[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]`;
 /**
- * Characters the reader leaves to the full parser wherever they occur: tabs and carriage returns
- * (indentation and line-break rules), a byte-order mark, C0/C1 controls and non-characters (which
- * YAML does not allow unescaped), the Unicode line separators, and unpaired surrogates.
+ * Characters the reader leaves to the full parser wherever they occur: those above, unpaired
+ * surrogates, and tabs and carriage returns (indentation and line-break rules).
  */
-export const UNSUPPORTED_CHARACTERS = /[\t\r\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFEFF\uFFFE\uFFFF\u2028\u2029]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSUPPORTED_CHARACTERS = new RegExp(`[\\t\\r${REFUSED_BY_YAML}]|${UNPAIRED_SURROGATE}`);
+/**
+ * The same for JSON text, where a tab can only be white space between tokens, and so can a carriage
+ * return, but only as part of a CRLF line break: the full parser refuses a lone one there.
+ */
+export const UNSUPPORTED_IN_JSON = new RegExp(`[${REFUSED_BY_YAML}]|\\r(?!\\n)|${UNPAIRED_SURROGATE}`);
 
 /** Characters that may not start a plain scalar here (YAML indicators, kept conservative). */
 const NOT_PLAIN_START = new Set([...'-?:,[]{}#&*!|>\'"%@`']);

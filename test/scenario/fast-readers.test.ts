@@ -91,7 +91,7 @@ const EDGE_CASES = [
   // characters the readers leave alone
   'a: b\tc\n', 'a: b\r\nc: d\r\n', '\uFEFFa: 1\n', 'a: b\u0085c\n', 'a: b\u2028c\n', 'a: b\u00A0\n', 'a: \u00A0b\n', 'a: caf\u00e9 \u263A \ud83d\ude00\n', 'a: b\u0007\n', 'a: "\ud800"\n',
   // JSON
-  '{"a": 1, "b": [true, null, "x\\u0041\\n", -0, 1.5e3, 12345678901234567890]}', '{\n"a": 1\n}', '{"a": 1, "a": 2}', '{"a": {"b": 1, "b": 1}}', '{"a\\"": 1, "a\\\\": 2}', '{"a": "x:y # z"}', '[1, 2, {"a": {}}]', '{"a": 1}\n# comment\n', '{"a": 1} x', '{"a": 1,}', '{"__proto__": {"x": 1}}', ' \n {"a": [ ]}\n', '{"a":\t1}', '{"a": "\t"}', `{"${'k'.repeat(1100)}": 1}`, '{"a": "\\ud800"}', '{"a": 1e400}', '{"":1}',
+  '{"a": 1, "b": [true, null, "x\\u0041\\n", -0, 1.5e3, 12345678901234567890]}', '{\n"a": 1\n}', '{"a": 1, "a": 2}', '{"a": {"b": 1, "b": 1}}', '{"a\\"": 1, "a\\\\": 2}', '{"a": "x:y # z"}', '[1, 2, {"a": {}}]', '{"a": 1}\n# comment\n', '{"a": 1} x', '{"a": 1,}', '{"__proto__": {"x": 1}}', ' \n {"a": [ ]}\n', '{"a":\t1}', '{"a": "\t"}', '{\n\t"a": [\n\t\t1\n\t]\n}', '{\r\n  "a": 1\r\n}', '{\r  "a": 1\r}', '{\r"a": 1}', '{"a": "x\ry"}', `{"${'k'.repeat(1100)}": 1}`, '{"a": "\\ud800"}', '{"a": 1e400}', '{"":1}',
 ];
 
 t.test('hand-picked edge cases: each fast reader agrees or steps aside', async (t) => {
@@ -103,6 +103,8 @@ t.test('the readers stay on the fast path for the forms scenario files use', asy
   t.ok(readPlainYaml(yaml));
   t.equal(disagreement(yaml), undefined);
   t.ok(readJsonText(JSON.stringify({ rules: [{ id: 'a', error: 'INTERNAL_ERROR' }] }, null, 2)));
+  t.ok(readJsonText(JSON.stringify({ rules: [{ id: 'a', error: 'INTERNAL_ERROR' }] }, null, '\t')), 'tab-indented JSON');
+  t.ok(readJsonText('{\r\n  "rules": []\r\n}\r\n'), 'JSON with CRLF line breaks');
 });
 
 /** A seeded generator, so a failing mutation can be reproduced. */
@@ -116,7 +118,7 @@ function random(seed: number): () => number {
   };
 }
 
-const SIGNIFICANT = [' ', ' ', '  ', '\n', ':', ': ', '-', '- ', '#', ' #', '"', "'", '[', ']', '{', '}', ',', '&', '*', '!', '|', '>', '?', 'a', '0', '.', '\\', '~', '\t', 'e', '1'];
+const SIGNIFICANT = ['\r', '\r\n', ' ', ' ', '  ', '\n', ':', ': ', '-', '- ', '#', ' #', '"', "'", '[', ']', '{', '}', ',', '&', '*', '!', '|', '>', '?', 'a', '0', '.', '\\', '~', '\t', 'e', '1'];
 
 function mutate(text: string, next: () => number): string {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
@@ -145,7 +147,11 @@ function mutate(text: string, next: () => number): string {
 }
 
 t.test('seeded mutations of real files: the fast readers agree with the full parser or step aside', async (t) => {
-  const jsonCorpus = corpus.filter((text) => readJsonText(text)).concat(corpus.filter((text) => readPlainYaml(text)).slice(0, 4).map((text) => JSON.stringify(fullRead(text)?.value, null, 2)));
+  // JSON as people write it: indented with spaces or tabs, with LF, CRLF or (refused by YAML) CR line breaks.
+  const asJson = corpus.filter((text) => readPlainYaml(text)).slice(0, 4).map((text) => fullRead(text)?.value);
+  const jsonCorpus = corpus
+    .filter((text) => readJsonText(text))
+    .concat(asJson.flatMap((value) => [JSON.stringify(value, null, 2), JSON.stringify(value, null, '\t'), JSON.stringify(value, null, 2).replace(/\n/g, '\r\n'), JSON.stringify(value, null, 2).replace(/\n/g, '\r')]));
   const sources = corpus.filter((text) => text.length < 20_000).concat(jsonCorpus);
   const next = random(20_261_201);
   let checked = 0;
