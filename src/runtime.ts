@@ -122,6 +122,8 @@ export interface Runtime extends ControlSurface {
 
 /** Turns any accepted scenario form into a validated scenario. */
 export async function loadScenarioInput(input: ScenarioInput): Promise<LoadResult> {
+  // An object is checked as the JSON text it stands for: JSON.parse reads it back (a copy, so the
+  // caller's object gets no defaults), and the YAML parser runs only to place a problem on a line.
   if (typeof input !== 'string') return loadScenarioText(JSON.stringify(input, null, 2), 'scenario object');
   const trimmed = input.trim();
   if (trimmed.includes('\n') || trimmed.startsWith('{')) return loadScenarioText(input, 'scenario text');
@@ -221,7 +223,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       proxy.decider = next;
       // A scenario's own profile applies unless --profile fixed one for the whole run.
       if (opts.profile === undefined) proxy.profile.configure(next.profile ?? 'auto', 'scenario');
-      log(`scenario ${next.name} loaded (seed ${next.seed}, ${next.rules().length} rules${next.version !== undefined ? `, fleet version ${next.version}` : ''})`);
+      log(`scenario ${next.name} loaded (seed ${next.seed}, ${ruleCount(next)} rules${next.version !== undefined ? `, fleet version ${next.version}` : ''})`);
       return next;
     };
     // Another replica published a scenario: validate it here too, then swap.
@@ -303,7 +305,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       log(`profile ${proxy.profile.profile} (the default): ${proxy.profile.fallbackReason}; it changes when a card naming the AAP extension is seen`);
     log(`admin API on ${admin.url}${adminToken ? ' (token required)' : ''}`);
     log(`profile ${proxy.profile.profile} (${describeProfileOrigin(proxy.profile.origin)}), extension ${proxy.profile.extensionUri}`);
-    log(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${engine.rules().length} rules)` : 'no scenario: every request is forwarded untouched');
+    log(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${ruleCount(engine)} rules)` : 'no scenario: every request is forwarded untouched');
     if (opts.journalFile) log(`journal appended to ${opts.journalFile}`);
     if (opts.dryRun) log('dry run: faults are journaled, never applied');
 
@@ -331,6 +333,11 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     await undo();
     throw err;
   }
+}
+
+/** Rules of an engine's scenario, counted without building every rule's status (with its sentences) as rules() does. */
+function ruleCount(engine: ScenarioEngine): number {
+  return (engine.definition as Scenario).rules?.length ?? 0;
 }
 
 /** Forwards journal lines to library listeners; a throwing listener never breaks the request path. */

@@ -1,13 +1,16 @@
 /**
- * Loading a scenario: parse YAML or JSON (one YAML 1.2 parser, which keeps positions for both),
- * validate against the schema, run the semantic checks, and report every problem at once as
- * `file:line:col  /json/pointer  message`. Nothing here throws on bad input.
+ * Loading a scenario: parse YAML or JSON (one YAML 1.2 parser, which keeps positions for both;
+ * fast readers take the plain JSON and YAML most files are), validate against the schema, run the
+ * semantic checks, and report every problem at once as `file:line:col  /json/pointer  message`.
+ * Nothing here throws on bad input.
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { LineCounter, parseDocument, visit } from 'yaml';
 import { excessiveNestingAt, MAX_ALIAS_EXPANSIONS, scenarioLimits, TOO_DEEP_MESSAGE, tooLargeMessage, tooManyRulesMessage } from './limits.js';
 import { DocumentPositions } from './positions.js';
+import { readJsonText } from './json-text.js';
+import { readPlainYaml } from './plain-yaml.js';
 import { schemaProblems, type LocatedMessage } from './schema-problems.js';
 import { semanticProblems } from './semantic.js';
 import { resolveScenarioRef, BUILTIN_SCENARIO_DIR } from './builtin.js';
@@ -40,13 +43,26 @@ export function loadScenarioText(text: string, sourceName: string): LoadResult {
   const whole = (message: string): LoadResult => ({ ok: false, problems: [{ file: sourceName, line: 0, col: 0, path: '', message }] });
   const bytes = Buffer.byteLength(text);
   if (bytes > scenarioLimits().maxBytes) return whole(tooLargeMessage(bytes));
-  const lines = new LineCounter();
   const tooDeep = excessiveNestingAt(text);
   if (tooDeep >= 0) {
     const before = text.slice(0, tooDeep);
     const line = before.split('\n').length;
     return { ok: false, problems: [{ file: sourceName, line, col: tooDeep - before.lastIndexOf('\n'), path: '', message: TOO_DEEP_MESSAGE }] };
   }
+  // Most scenarios are plain JSON or plain YAML, which a fast reader turns into the same document
+  // as the full parser, without positions. Positions are needed only to report a problem: then,
+  // and for any text the fast readers leave alone, the full parser reads the text once more.
+  const quick = readJsonText(text) ?? readPlainYaml(text);
+  if (quick) {
+    const checked = checkScenarioDocument(quick.value, sourceName);
+    if (checked.ok) return checked;
+  }
+  return loadWithPositions(text, sourceName);
+}
+
+/** The full YAML parse, which keeps the position of every node so that each problem names its line. */
+function loadWithPositions(text: string, sourceName: string): LoadResult {
+  const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const positions = new DocumentPositions(doc, lines);
 
@@ -62,15 +78,25 @@ export function loadScenarioText(text: string, sourceName: string): LoadResult {
     // The parser refuses an alias bomb (aliases expanding to aliases) without saying where.
     return { ok: false, problems: [{ file: sourceName, ...positions.at(firstAliasOffset(doc)), path: '', message: `YAML aliases expand more than ${MAX_ALIAS_EXPANSIONS} times (an alias bomb?); write the values out instead` }] };
   }
+  return checkScenarioDocument(document, sourceName, positions);
+}
+
+/**
+ * The checks on a parsed document: not empty, not too many rules, the schema, the semantic checks.
+ * Without `positions` (a fast read) a failure carries no problems of its own: the caller parses
+ * again with positions and reports from that.
+ */
+function checkScenarioDocument(document: unknown, sourceName: string, positions?: DocumentPositions): LoadResult {
   if (document === null || document === undefined)
-    return { ok: false, problems: [{ file: sourceName, line: 1, col: 1, path: '', message: 'the file is empty; a scenario is an object (at least `rules: []`)' }] };
+    return { ok: false, problems: positions ? [{ file: sourceName, line: 1, col: 1, path: '', message: 'the file is empty; a scenario is an object (at least `rules: []`)' }] : [] };
 
   const rules = (document as { rules?: unknown }).rules;
   if (Array.isArray(rules) && rules.length > scenarioLimits().maxRules)
-    return { ok: false, problems: [{ file: sourceName, ...positions.locate('/rules', 'key'), path: '/rules', message: tooManyRulesMessage(rules.length) }] };
+    return { ok: false, problems: positions ? [{ file: sourceName, ...positions.locate('/rules', 'key'), path: '/rules', message: tooManyRulesMessage(rules.length) }] : [] };
 
-  const located: LocatedMessage[] = [...schemaProblems(document), ...semanticProblems(document)];
+  const located = scenarioDocumentProblems(document);
   if (located.length > 0) {
+    if (!positions) return { ok: false, problems: [] };
     const problems = dedupe(located.map((p) => ({ file: sourceName, ...positions.locate(p.path, p.anchor), path: p.path, message: p.message })));
     problems.sort((a, b) => a.line - b.line || a.col - b.col || a.path.localeCompare(b.path));
     return { ok: false, problems };
@@ -79,6 +105,11 @@ export function loadScenarioText(text: string, sourceName: string): LoadResult {
   const scenario = document as Scenario;
   scenario.scenario ??= path.basename(sourceName).replace(/\.(ya?ml|json)$/i, '');
   return { ok: true, scenario };
+}
+
+/** Schema and semantic problems of a parsed document, each with the JSON Pointer it concerns (defaults are filled in). */
+export function scenarioDocumentProblems(document: unknown): LocatedMessage[] {
+  return [...schemaProblems(document), ...semanticProblems(document)];
 }
 
 function firstAliasOffset(doc: ReturnType<typeof parseDocument>): number {
