@@ -271,7 +271,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         });
       },
       status(): RuntimeStatus {
-        const entries = journal.all().length;
+        const entries = journal.size;
         return {
           version: VERSION,
           uptime_s: Math.round((Date.now() - startedAt) / 1000),

@@ -198,8 +198,7 @@ function getJournal(surface: ControlSurface, { res, url }: Call): void {
     limit = Number(limitText);
     if (!Number.isInteger(limit) || limit < 1) throw new ApiError(400, `limit must be a whole number of 1 or more, got "${limitText}"`);
   }
-  const lines = surface.journal.entries({ since: since?.toUpperCase(), limit, ...sessionQuery(url) }).map((e) => JSON.stringify(e) + '\n');
-  const body = lines.join('');
+  const body = surface.journal.lines({ since: since?.toUpperCase(), limit, ...sessionQuery(url) }).join('');
   res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }

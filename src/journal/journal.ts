@@ -7,9 +7,9 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { RequestObserver } from './entry.js';
 import type { JournalEntry } from './entry.js';
-import { DEFAULT_SESSION } from './entry.js';
 import { entryBytes } from './bounds.js';
 import { journalLine } from './line.js';
+import { idOfLine, LineRing } from './line-ring.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;
 /** The ring also forgets its oldest entries past about this many bytes (docs/reliability.md). */
@@ -44,16 +44,14 @@ export class Journal implements RequestObserver {
   /** Lines that never reached the file (buffer full or write failure). */
   dropped = 0;
   readonly ringBytes: number;
-  /** Entries from `head` on are the ring, oldest first; `sizes` runs alongside. */
-  private ring: JournalEntry[] = [];
-  private sizes: number[] = [];
-  private head = 0;
-  private bytes = 0;
+  /** The recent entries, as their JSON lines (src/journal/line-ring.ts says why). */
+  private readonly ring: LineRing;
   private readonly writer: BatchWriter | undefined;
 
   constructor(opts: JournalOptions = {}) {
     this.ringSize = Math.max(1, opts.ringSize ?? DEFAULT_JOURNAL_RING);
     this.ringBytes = Math.max(1, opts.ringBytes ?? DEFAULT_JOURNAL_RING_BYTES);
+    this.ring = new LineRing(this.ringSize, this.ringBytes);
     this.file = opts.file;
     if (opts.file) {
       this.writer = new BatchWriter(opts.file, opts.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES, (n) => {
@@ -69,26 +67,21 @@ export class Journal implements RequestObserver {
   }
 
   onRequestDone(entry: JournalEntry): void {
-    const size = entryBytes(entry);
-    this.ring.push(entry);
-    this.sizes.push(size);
-    this.bytes += size;
-    while (this.ring.length - this.head > this.ringSize || (this.bytes > this.ringBytes && this.ring.length - this.head > 1)) {
-      this.bytes -= this.sizes[this.head]!;
-      this.head += 1;
-    }
-    // Forgotten entries are dropped from the arrays now and then, not on every request.
-    if (this.head > 1024 && this.head * 2 > this.ring.length) {
-      this.ring = this.ring.slice(this.head);
-      this.sizes = this.sizes.slice(this.head);
-      this.head = 0;
-    }
-    this.writer?.append(journalLine(entry));
+    // The ring's byte budget counts entries as before (the estimate the bounds walk made), so it
+    // keeps the same lines; each now costs less than that estimate.
+    const line = journalLine(entry);
+    this.ring.push(line, entryBytes(entry), entry.session);
+    this.writer?.append(line);
+  }
+
+  /** Entries in the ring now. */
+  get size(): number {
+    return this.ring.size;
   }
 
   /** Entries in the ring, in the order their requests finished. */
   all(): JournalEntry[] {
-    return this.ring.slice(this.head);
+    return this.ring.select().map(parseLine);
   }
 
   /**
@@ -97,35 +90,28 @@ export class Journal implements RequestObserver {
    * left the ring, entries whose ULID sorts after it are returned.
    */
   entries(query: JournalQuery = {}): JournalEntry[] {
-    let list = query.session === undefined ? this.all() : this.ofSession(query.session);
+    return this.lines(query).map(parseLine);
+  }
+
+  /** What `entries` returns, as JSON lines with their newlines (what GET /journal sends). */
+  lines(query: JournalQuery = {}): string[] {
+    let list = this.ring.select(query.session);
     if (query.since !== undefined) {
       const since = query.since;
-      const at = list.findIndex((e) => e.id === since);
-      list = at >= 0 ? list.slice(at + 1) : list.filter((e) => e.id > since);
+      const at = list.findIndex((line) => idOfLine(line) === since);
+      list = at >= 0 ? list.slice(at + 1) : list.filter((line) => idOfLine(line) > since);
     }
     return query.limit !== undefined ? list.slice(0, query.limit) : list;
   }
 
   /** Entries of one session (`default`: those that named none), in finishing order. */
   ofSession(session: string): JournalEntry[] {
-    return this.all().filter((e) => (e.session ?? DEFAULT_SESSION) === session);
+    return this.ring.select(session).map(parseLine);
   }
 
   /** Empties the ring, or drops one session's entries from it; the file keeps everything. */
   clear(session?: string): void {
-    const kept: JournalEntry[] = [];
-    const keptSizes: number[] = [];
-    if (session !== undefined) {
-      for (let i = this.head; i < this.ring.length; i++) {
-        if ((this.ring[i]!.session ?? DEFAULT_SESSION) === session) continue;
-        kept.push(this.ring[i]!);
-        keptSizes.push(this.sizes[i]!);
-      }
-    }
-    this.ring = kept;
-    this.sizes = keptSizes;
-    this.head = 0;
-    this.bytes = keptSizes.reduce((sum, n) => sum + n, 0);
+    this.ring.clear(session);
   }
 
   /** Resolves once every line recorded so far is written to the file. */
@@ -138,6 +124,8 @@ export class Journal implements RequestObserver {
     await this.writer?.close();
   }
 }
+
+const parseLine = (line: string): JournalEntry => JSON.parse(line) as JournalEntry;
 
 /** Appends lines to one file in batches; never blocks the caller of `append`. */
 class BatchWriter {
