@@ -85,8 +85,9 @@ async function measure(loader, build, c, dealerUrl) {
   const readings = [['idle', await read()]];
   await send(loader, proxy.ready.url, warmup);
   readings.push([`warm-up ${warmup}`, await read()]);
+  const rates = [];
   for (let i = 1; i <= 4; i++) {
-    await send(loader, proxy.ready.url, total / 4);
+    rates.push((await send(loader, proxy.ready.url, total / 4)).reqPerSec);
     readings.push([`after ${(total / 4) * i}`, await read()]);
   }
   await proxy.stop();
@@ -95,8 +96,9 @@ async function measure(loader, build, c, dealerUrl) {
   const growth = Object.fromEntries(FIELDS.map((f) => [f, last[f] - warm[f]]));
   console.log(`${build.name}, ${c.name} (${c.scenario}), pid ${proxy.pid}:`);
   for (const [label, reading] of readings) console.log(formatReading(label, reading));
-  console.log(`  growth           ${FIELDS.map((f) => `${f} ${mb(growth[f]).padStart(6)}`).join('  ')}\n`);
-  return growth;
+  console.log(`  growth           ${FIELDS.map((f) => `${f} ${mb(growth[f]).padStart(6)}`).join('  ')}`);
+  console.log(`  req/s per step   ${rates.map((r) => Math.round(r)).join(', ')}\n`);
+  return { ...growth, after: last.rss, reqPerSec: median(rates) };
 }
 
 function median(list) {
@@ -126,7 +128,8 @@ async function main() {
       const v = list.map((g) => g[f]);
       return `${f} ${mb(median(v))} [${mb(Math.min(...v))} … ${mb(Math.max(...v))}]`;
     };
-    console.log(`  ${key}: ${summary('rss')}; ${summary('heapTotal')}; ${summary('external')}`);
+    console.log(`  ${key}: ${summary('rss')}; ${summary('heapTotal')}; ${summary('external')}; rss after the last step ${summary('after').replace(/^after /, '')}`);
+    console.log(`  ${''.padEnd(key.length)}  req/s (median of the steps) ${list.map((g) => Math.round(g.reqPerSec)).join(', ')}`);
   }
   await stopAllChildren();
 }

@@ -9,7 +9,7 @@ import type { RequestObserver } from './entry.js';
 import type { JournalEntry } from './entry.js';
 import { entryBytes } from './bounds.js';
 import { journalLine } from './line.js';
-import { idOfLine, LineRing } from './line-ring.js';
+import { LineRing } from './line-ring.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;
 /** The ring also forgets its oldest entries past about this many bytes (docs/reliability.md). */
@@ -81,7 +81,7 @@ export class Journal implements RequestObserver {
 
   /** Entries in the ring, in the order their requests finished. */
   all(): JournalEntry[] {
-    return this.ring.select().map(parseLine);
+    return this.entries();
   }
 
   /**
@@ -90,23 +90,25 @@ export class Journal implements RequestObserver {
    * left the ring, entries whose ULID sorts after it are returned.
    */
   entries(query: JournalQuery = {}): JournalEntry[] {
-    return this.lines(query).map(parseLine);
+    return this.lines(query).map((line) => JSON.parse(line) as JournalEntry);
   }
 
   /** What `entries` returns, as JSON lines with their newlines (what GET /journal sends). */
   lines(query: JournalQuery = {}): string[] {
-    let list = this.ring.select(query.session);
+    const ring = this.ring;
+    let at = ring.indexes(query.session);
     if (query.since !== undefined) {
       const since = query.since;
-      const at = list.findIndex((line) => idOfLine(line) === since);
-      list = at >= 0 ? list.slice(at + 1) : list.filter((line) => idOfLine(line) > since);
+      const found = at.findIndex((i) => ring.idOf(i) === since);
+      at = found >= 0 ? at.slice(found + 1) : at.filter((i) => ring.idOf(i) > since);
     }
-    return query.limit !== undefined ? list.slice(0, query.limit) : list;
+    if (query.limit !== undefined) at = at.slice(0, query.limit);
+    return at.map((i) => ring.line(i));
   }
 
   /** Entries of one session (`default`: those that named none), in finishing order. */
   ofSession(session: string): JournalEntry[] {
-    return this.ring.select(session).map(parseLine);
+    return this.entries({ session });
   }
 
   /** Empties the ring, or drops one session's entries from it; the file keeps everything. */
@@ -124,8 +126,6 @@ export class Journal implements RequestObserver {
     await this.writer?.close();
   }
 }
-
-const parseLine = (line: string): JournalEntry => JSON.parse(line) as JournalEntry;
 
 /** Appends lines to one file in batches; never blocks the caller of `append`. */
 class BatchWriter {
