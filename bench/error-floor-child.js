@@ -45,6 +45,6 @@ server.listen(0, '127.0.0.1', () => process.send({ type: 'ready', url: `http://1
 process.on('message', (msg) => {
   if (msg?.type === 'stop') process.exit(0);
   // bench/rss.js compares the proxy's memory with this server's under the same traffic.
-  if (msg?.type === 'memory') process.send(memoryReading());
+  if (msg?.type === 'memory') memoryReading().then((m) => process.send(m));
 });
 process.on('disconnect', () => process.exit(0));

@@ -56,7 +56,7 @@ function writeProfile() {
 
 process.on('message', (msg) => {
   if (msg?.type === 'memory') {
-    process.send(memoryReading());
+    memoryReading().then((m) => process.send(m));
   } else if (msg?.type === 'flush') {
     started.journal.flush().then(() => process.send({ type: 'flushed', journalDropped: started.journal.dropped }));
   } else if (msg?.type === 'stop') {

@@ -57,7 +57,7 @@ const FIELDS = ['rss', 'heapTotal', 'heapUsed', 'external', 'arrayBuffers'];
 
 function formatReading(label, reading) {
   const fields = FIELDS.map((f) => `${f} ${mb(reading.memory[f]).padStart(6)}`).join('  ');
-  let line = `  ${label.padEnd(16)} ${fields}`;
+  let line = `  ${label.padEnd(16)} ${fields}${reading.immediate ? `  (rss right after gc ${mb(reading.immediate.rss)}, heapTotal ${mb(reading.immediate.heapTotal)})` : ''}`;
   if (heapSpaces) {
     const spaces = Object.entries(reading.heapSpaces)
       .filter(([, s]) => s.size > 0)
