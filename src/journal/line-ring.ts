@@ -6,8 +6,8 @@
  * strings built piece by piece, numbers boxed on the heap) that lives for ten thousand requests.
  * On the injected-error path the entries were most of what V8 moved into its old generation per
  * request; V8 lets the old generation grow to a multiple of what it marks, and freed entries left
- * holes in pages that still held younger ones, so the heap (and RSS) settled near four times the
- * ring. Kept as bytes in chunks, a line costs a few numbers on the heap and its own length outside
+ * holes in pages that still held younger ones, so the old generation settled near four times
+ * what it held. Kept as bytes in chunks, a line costs a few numbers on the heap and its own length outside
  * it; nothing long-lived is allocated per request, and a chunk whose lines have all been forgotten
  * is reused for the next lines as a whole. The text is the one a sink writes anyway (the journal
  * file and /events share it, src/journal/line.ts); readers, rare next to writers, decode and parse.
