@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import { randomFillSync } from 'node:crypto';
+import { memoryReading } from './memory-reading.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const random = new Uint8Array(16);
@@ -43,5 +44,7 @@ server.keepAliveTimeout = 30_000;
 server.listen(0, '127.0.0.1', () => process.send({ type: 'ready', url: `http://127.0.0.1:${server.address().port}` }));
 process.on('message', (msg) => {
   if (msg?.type === 'stop') process.exit(0);
+  // bench/rss.js compares the proxy's memory with this server's under the same traffic.
+  if (msg?.type === 'memory') memoryReading().then((m) => process.send(m));
 });
 process.on('disconnect', () => process.exit(0));

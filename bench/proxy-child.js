@@ -3,15 +3,16 @@
  * loop. Usage (from bench/run.js, with fork()): `proxy-child.js <target-url> <scenario.yaml> [journal-file]`.
  * It runs the whole runtime (dist/runtime.js) with the scenario file, as `--scenario FILE` does,
  * reports `{ type: 'ready', url, adminUrl, loadMs }` over IPC (loadMs: from handing the runtime
- * the scenario file to serving: reading, validating, building the engine, listening), answers `{ type: 'memory' }` with its process.memoryUsage() and
- * `{ type: 'flush' }` once every journal line is on disk, and closes the proxy and exits on
- * `{ type: 'stop' }`.
+ * the scenario file to serving: reading, validating, building the engine, listening), answers
+ * `{ type: 'memory' }` with its memory (bench/memory-reading.js) and `{ type: 'flush' }` once
+ * every journal line is on disk, and closes the proxy and exits on `{ type: 'stop' }`.
  */
 import { performance } from 'node:perf_hooks';
 import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startRuntime } from '../dist/runtime.js';
+import { memoryReading } from './memory-reading.js';
 
 const [target, scenarioFile, journalFile] = process.argv.slice(2);
 if (!target || !scenarioFile) {
@@ -55,9 +56,7 @@ function writeProfile() {
 
 process.on('message', (msg) => {
   if (msg?.type === 'memory') {
-    // A collection first (when --expose-gc is on) so that a reading shows what is kept, not garbage not yet swept.
-    globalThis.gc?.();
-    process.send({ type: 'memory', memory: process.memoryUsage() });
+    memoryReading().then((m) => process.send(m));
   } else if (msg?.type === 'flush') {
     started.journal.flush().then(() => process.send({ type: 'flushed', journalDropped: started.journal.dropped }));
   } else if (msg?.type === 'stop') {

@@ -23,6 +23,7 @@ import { derive, failuresOf, formatReport } from './report.js';
 import { summarizeProfile } from './profile-summary.js';
 import { nginxBinary, startNginx } from './nginx.js';
 import { writeNonMatchingRules } from './rules-scenario.js';
+import { SEND_MESSAGE, HEADERS } from './request.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -34,15 +35,6 @@ const MODE = quick
 const CONNECTIONS = 50;
 const FIXED_RATE = 200;
 const LOAD_TIME_RULES = 10_000;
-
-/** A JSON-RPC SendMessage for inventory.search, the request every load case sends. */
-const SEND_MESSAGE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'SendMessage',
-  params: { message: { role: 'user', messageId: 'bench-1', parts: [{ kind: 'data', data: { type: 'inventory.search.request', filters: { make: ['Honda'], year_min: 2021 } } }] } },
-});
-const HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 
 /**
  * The cases, in round-robin order. `scenario` null means straight to the dealer; `child` is a

@@ -198,8 +198,7 @@ function getJournal(surface: ControlSurface, { res, url }: Call): void {
     limit = Number(limitText);
     if (!Number.isInteger(limit) || limit < 1) throw new ApiError(400, `limit must be a whole number of 1 or more, got "${limitText}"`);
   }
-  // The ring keeps each entry as its line: sent as kept, never parsed and serialized again.
-  const body = surface.journal.lineTexts({ since: since?.toUpperCase(), limit, ...sessionQuery(url) }).join('');
+  const body = surface.journal.lines({ since: since?.toUpperCase(), limit, ...sessionQuery(url) }).join('');
   res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }

@@ -7,8 +7,8 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { RequestObserver } from './entry.js';
 import type { JournalEntry } from './entry.js';
-import { DEFAULT_SESSION } from './entry.js';
-import { journalLine, parseLine } from './line.js';
+import { journalLine } from './line.js';
+import { LineRing } from './line-ring.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;
 /** The ring also forgets its oldest entries past about this many bytes (docs/reliability.md). */
@@ -43,25 +43,14 @@ export class Journal implements RequestObserver {
   /** Lines that never reached the file (buffer full or write failure). */
   dropped = 0;
   readonly ringBytes: number;
-  /**
-   * The ring holds each entry as its JSON line, not as objects: an entry lives for ten thousand
-   * requests, long enough for the collector to copy and promote every object in it, and a graph
-   * of objects per line made the collector the costliest part of the injected-error path (and
-   * grew the old generation). A string is one flat object. Readers get entries parsed from it.
-   * From `head` on, the arrays run alongside, oldest first.
-   */
-  private lines: string[] = [];
-  /** Each line's entry id and session (what `since` and session queries select by, without parsing). */
-  private ids: string[] = [];
-  private sessions: (string | undefined)[] = [];
-  private sizes: number[] = [];
-  private head = 0;
-  private bytes = 0;
+  /** The recent entries, as their JSON lines (src/journal/line-ring.ts says why). */
+  private readonly ring: LineRing;
   private readonly writer: BatchWriter | undefined;
 
   constructor(opts: JournalOptions = {}) {
     this.ringSize = Math.max(1, opts.ringSize ?? DEFAULT_JOURNAL_RING);
     this.ringBytes = Math.max(1, opts.ringBytes ?? DEFAULT_JOURNAL_RING_BYTES);
+    this.ring = new LineRing(this.ringSize, this.ringBytes);
     this.file = opts.file;
     if (opts.file) {
       this.writer = new BatchWriter(opts.file, opts.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES, (n) => {
@@ -79,24 +68,13 @@ export class Journal implements RequestObserver {
   onRequestDone(entry: JournalEntry): void {
     // The same text the file and the /events clients get, serialized once for all of them.
     const line = journalLine(entry);
-    const size = Buffer.byteLength(line);
-    this.lines.push(line);
-    this.ids.push(entry.id);
-    this.sessions.push(entry.session);
-    this.sizes.push(size);
-    this.bytes += size;
-    while (this.lines.length - this.head > this.ringSize || (this.bytes > this.ringBytes && this.lines.length - this.head > 1)) {
-      this.bytes -= this.sizes[this.head]!;
-      this.head += 1;
-    }
-    // Forgotten entries are dropped from the arrays now and then, not on every request.
-    if (this.head > 1024 && this.head * 2 > this.lines.length) this.keep((i) => i >= this.head);
+    this.ring.push(line, entry.session);
     this.writer?.append(line);
   }
 
   /** Entries in the ring now. */
   get size(): number {
-    return this.lines.length - this.head;
+    return this.ring.size;
   }
 
   /** Entries in the ring, in the order their requests finished. */
@@ -110,19 +88,20 @@ export class Journal implements RequestObserver {
    * left the ring, entries whose ULID sorts after it are returned.
    */
   entries(query: JournalQuery = {}): JournalEntry[] {
-    return this.lineTexts(query).map(parseLine);
+    return this.lines(query).map((line) => JSON.parse(line) as JournalEntry);
   }
 
-  /** The JSON lines `entries(query)` parses, each with its trailing newline (what GET /journal sends). */
-  lineTexts(query: JournalQuery = {}): string[] {
-    let at = this.selected(query.session);
+  /** What `entries` returns, as JSON lines with their newlines (what GET /journal sends). */
+  lines(query: JournalQuery = {}): string[] {
+    const ring = this.ring;
+    let at = ring.indexes(query.session);
     if (query.since !== undefined) {
       const since = query.since;
-      const found = at.findIndex((i) => this.ids[i] === since);
-      at = found >= 0 ? at.slice(found + 1) : at.filter((i) => this.ids[i]! > since);
+      const found = at.findIndex((i) => ring.idOf(i) === since);
+      at = found >= 0 ? at.slice(found + 1) : at.filter((i) => ring.idOf(i) > since);
     }
     if (query.limit !== undefined) at = at.slice(0, query.limit);
-    return at.map((i) => this.lines[i]!);
+    return at.map((i) => ring.line(i));
   }
 
   /** Entries of one session (`default`: those that named none), in finishing order. */
@@ -132,38 +111,7 @@ export class Journal implements RequestObserver {
 
   /** Empties the ring, or drops one session's entries from it; the file keeps everything. */
   clear(session?: string): void {
-    if (session === undefined) this.keep(() => false);
-    else this.keep((i) => i >= this.head && (this.sessions[i] ?? DEFAULT_SESSION) !== session);
-  }
-
-  /** Positions in the ring, oldest first, of every entry or of one session's. */
-  private selected(session: string | undefined): number[] {
-    const at: number[] = [];
-    for (let i = this.head; i < this.lines.length; i++) if (session === undefined || (this.sessions[i] ?? DEFAULT_SESSION) === session) at.push(i);
-    return at;
-  }
-
-  /** Keeps the positions `kept` holds for, compacted to the start of the arrays. */
-  private keep(kept: (i: number) => boolean): void {
-    const lines: string[] = [];
-    const ids: string[] = [];
-    const sessions: (string | undefined)[] = [];
-    const sizes: number[] = [];
-    let bytes = 0;
-    for (let i = 0; i < this.lines.length; i++) {
-      if (!kept(i)) continue;
-      lines.push(this.lines[i]!);
-      ids.push(this.ids[i]!);
-      sessions.push(this.sessions[i]);
-      sizes.push(this.sizes[i]!);
-      bytes += this.sizes[i]!;
-    }
-    this.lines = lines;
-    this.ids = ids;
-    this.sessions = sessions;
-    this.sizes = sizes;
-    this.head = 0;
-    this.bytes = bytes;
+    this.ring.clear(session);
   }
 
   /** Resolves once every line recorded so far is written to the file. */

@@ -23,8 +23,3 @@ export function journalJson(entry: JournalEntry): string {
   const line = journalLine(entry);
   return line.slice(0, -1);
 }
-
-/** An entry back from its line (the ring keeps lines): plain data, as a journal file's reader gets it. */
-export function parseLine(line: string): JournalEntry {
-  return JSON.parse(line) as JournalEntry;
-}

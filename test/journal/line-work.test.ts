@@ -100,7 +100,7 @@ t.test('the ring keeps each entry as its line: readers get the data as recorded,
   first.notes!.push('changed afterwards');
   t.same(journal.all(), [recorded], 'the entry reads back as it was when recorded');
   t.not(journal.all()[0], first, 'a reader gets its own copy');
-  t.same(journal.lineTexts(), [JSON.stringify(recorded) + '\n'], 'GET /journal sends the kept line as it is');
+  t.same(journal.lines(), [JSON.stringify(recorded) + '\n'], 'GET /journal sends the kept line as it is');
   for (let i = 2; i <= 5; i++) journal.onRequestDone(journalLine(`01J0000000000000000000000${i}`, i, { session: i % 2 ? 's1' : 's2' }));
   t.same(journal.all().map((e) => e.id.slice(-1)), ['3', '4', '5'], 'the oldest are forgotten past ringSize');
   t.equal(journal.size, 3);
