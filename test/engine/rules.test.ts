@@ -144,6 +144,7 @@ t.test('a decision of terminal effects alone shares the empty plan; a modifier g
     `rules:\n  - { id: boom, match: { skill: inventory.search }, error: INTERNAL_ERROR }\n  - { id: slow, match: { skill: inventory.facets }, delay: { ms: 5 } }\n  - { id: slow-too, match: { skill: inventory.facets }, delay: { ms: 7 } }\n`,
     'plan.yaml',
   );
+  if (!loaded.ok) throw new Error('scenario');
   const engine = createEngine(loaded.scenario, { seed: 1 });
   const decide = (skill: string) =>
     engine.decide({ request: classifyRequest({ method: 'POST', url: '/a2a', headers: {}, clientIp: '1', body: Buffer.from(skillRequest(skill)) }), profile: '1.3', extensionUri: 'u' });

@@ -73,7 +73,7 @@ t.test('a reply arriving in many chunks is timed by one timer, restarted in plac
   let made = 0;
   globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) => {
     if (ms === timeoutMs) made++;
-    return original(fn, ms, ...rest);
+    return (original as (...args: unknown[]) => ReturnType<typeof setTimeout>)(fn, ms, ...rest);
   }) as typeof setTimeout;
   let reply;
   try {
@@ -82,6 +82,6 @@ t.test('a reply arriving in many chunks is timed by one timer, restarted in plac
     globalThis.setTimeout = original;
   }
   t.equal(reply.status, 200);
-  t.same(JSON.parse(reply.body), { jsonrpc: '2.0', id: 1, result: { n: 1 } }, 'every chunk arrived');
+  t.same(JSON.parse(reply.body.toString('utf8')), { jsonrpc: '2.0', id: 1, result: { n: 1 } }, 'every chunk arrived');
   t.equal(made, 1, 'one timer for the headers and all five chunks');
 });
