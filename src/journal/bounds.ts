@@ -25,7 +25,7 @@ export function boundText(value: string, max = MAX_STORED_CHARS): string {
  * already within bounds is returned as it is (the common case costs one walk, no copy).
  */
 export function boundJournalEntry<T extends object>(entry: T): T {
-  if (measureWithinBounds(entry, 0, MAX_STORED_CHARS) >= 0) return entry;
+  if (withinBounds(entry, 0, MAX_STORED_CHARS)) return entry;
   const out = bound(entry, 0) as Record<string, unknown>;
   // The path is already limited by Node's 16 KiB header limit; it is kept longer than other strings.
   const path = (entry as { path?: unknown }).path;
@@ -35,33 +35,24 @@ export function boundJournalEntry<T extends object>(entry: T): T {
 
 const MAX_DEPTH = 8;
 
-/**
- * approxBytes of a value when every string and list in it is within bounds, else -1: the bounds
- * check and the size in one walk.
- */
-function measureWithinBounds(value: unknown, depth: number, max: number): number {
-  if (typeof value === 'string') return value.length <= max ? 16 + value.length * 2 : -1;
-  if (value === null || typeof value !== 'object') return 16;
-  if (depth >= MAX_DEPTH) return -1;
-  let total = 32;
+/** Whether every string and list in a value is within bounds (then it is stored as it is). */
+function withinBounds(value: unknown, depth: number, max: number): boolean {
+  if (typeof value === 'string') return value.length <= max;
+  if (value === null || typeof value !== 'object') return true;
+  if (depth >= MAX_DEPTH) return false;
   if (Array.isArray(value)) {
-    if (value.length > MAX_STORED_ITEMS) return -1;
-    for (const v of value) {
-      const n = measureWithinBounds(v, depth + 1, MAX_STORED_CHARS);
-      if (n < 0) return -1;
-      total += n;
-    }
-    return total;
+    if (value.length > MAX_STORED_ITEMS) return false;
+    for (const v of value) if (!withinBounds(v, depth + 1, MAX_STORED_CHARS)) return false;
+    return true;
   }
   let keys = 0;
   for (const k in value) {
-    if (++keys > MAX_STORED_ITEMS || k.length > MAX_STORED_CHARS) return -1;
-    const n = measureWithinBounds((value as Record<string, unknown>)[k], depth + 1, depth === 0 && k === 'path' ? MAX_STORED_PATH_CHARS : MAX_STORED_CHARS);
-    if (n < 0) return -1;
-    total += 16 + k.length * 2 + n;
+    if (++keys > MAX_STORED_ITEMS || k.length > MAX_STORED_CHARS) return false;
+    if (!withinBounds((value as Record<string, unknown>)[k], depth + 1, depth === 0 && k === 'path' ? MAX_STORED_PATH_CHARS : MAX_STORED_CHARS)) return false;
   }
-  return total;
+  return true;
 }
+
 function bound(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return boundText(value);
   if (value === null || typeof value !== 'object') return value;
@@ -78,14 +69,4 @@ function bound(value: unknown, depth: number): unknown {
     out[boundText(k)] = bound((value as Record<string, unknown>)[k], depth + 1);
   }
   return out;
-}
-
-/** About how many bytes a journal line holds in memory: its strings and a fixed cost per value. */
-export function approxBytes(value: unknown, depth = 0): number {
-  if (typeof value === 'string') return 16 + value.length * 2;
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return 16;
-  let total = 32;
-  if (Array.isArray(value)) for (const v of value) total += approxBytes(v, depth + 1);
-  else for (const k in value) total += 16 + k.length * 2 + approxBytes((value as Record<string, unknown>)[k], depth + 1);
-  return total;
 }

@@ -169,9 +169,9 @@ export class Exchange {
    */
   sendWhole(status: number, headers: Record<string, string | number | string[]>, bytes: Buffer): Promise<void> | void {
     const { res } = this;
-    const steps = this.plan.stream.length > 0 ? wholeBodySteps(this.plan.stream) : undefined;
+    const steps = wholeBodySteps(this.plan.stream);
     res.writeHead(status, headers);
-    if (!steps || steps.length === 0) {
+    if (steps.length === 0) {
       res.end(bytes);
       return;
     }

@@ -27,11 +27,14 @@ export function runStreamSteps(body: Readable, steps: readonly StreamStep[], con
   return stream;
 }
 
+/** Most plans have no steps: their selections cost no filtered copy. */
+const NO_STEPS: readonly never[] = Object.freeze([]);
+
 /** The JSON steps that also change an envelope a terminal effect injected. */
-export const injectedSteps = (steps: readonly JsonStep[]): JsonStep[] => steps.filter((s) => s.onInjected);
+export const injectedSteps = (steps: readonly JsonStep[]): readonly JsonStep[] => (steps.length === 0 ? NO_STEPS : steps.filter((s) => s.onInjected));
 
 /** The stream steps that also slow or change a body sent whole. */
-export const wholeBodySteps = (steps: readonly StreamStep[]): StreamStep[] => steps.filter((s) => s.onWholeBody);
+export const wholeBodySteps = (steps: readonly StreamStep[]): readonly StreamStep[] => (steps.length === 0 ? NO_STEPS : steps.filter((s) => s.onWholeBody));
 
 /** Whether the steps may change the body's length (then the dealer's content-length is dropped). */
 export const changesLength = (steps: readonly StreamStep[]): boolean => steps.some((s) => s.changesLength);

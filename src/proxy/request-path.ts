@@ -241,7 +241,7 @@ async function answerWithReply(x: Exchange, action: Extract<TerminalAction, { ty
     let envelope: unknown = action.envelope;
     // Too large to classify: the id is looked for in the body's first bytes only (null if not there).
     if (request.kind === 'oversized') envelope = { ...action.envelope, id: rpcIdFromText(topLevelIdText(await readPrefix(x.body.forward, ID_SCAN_BYTES, x.buyer.signal))) };
-    const steps = x.plan.json.length > 0 ? injectedSteps(x.plan.json) : NO_STEPS;
+    const steps = injectedSteps(x.plan.json);
     if (steps.length > 0) envelope = runJsonSteps(envelope, steps, x.stepContext(), outcome.notes);
     if (envelope !== action.envelope) bodyBytes = Buffer.from(stringifyJsonRpc(envelope));
   }
@@ -256,8 +256,6 @@ async function answerWithReply(x: Exchange, action: Extract<TerminalAction, { ty
   outcome.status = action.status;
   await x.sendWhole(action.status, headers, bodyBytes);
 }
-
-const NO_STEPS: readonly never[] = [];
 
 /** The dealer's real reply, cut after `bytes`: the connection closes mid-body. */
 async function truncateDealerReply(x: Exchange, action: Extract<TerminalAction, { type: 'truncate' }>): Promise<void> {

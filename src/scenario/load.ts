@@ -108,7 +108,7 @@ function checkScenarioDocument(document: unknown, sourceName: string, positions?
 }
 
 /** Schema and semantic problems of a parsed document, each with the JSON Pointer it concerns (defaults are filled in). */
-export function scenarioDocumentProblems(document: unknown): LocatedMessage[] {
+function scenarioDocumentProblems(document: unknown): LocatedMessage[] {
   return [...schemaProblems(document), ...semanticProblems(document)];
 }
 
