@@ -2,7 +2,7 @@
  * The reference buyers as a command, the shape `aap-chaos exam` runs any buyer in: it reads the
  * dealer's URL from AAP_DEALER_URL, makes the shopping trip, prints one line per call and exits 0.
  *
- *   aap-chaos exam -- node --import @tapjs/typescript/import examples/buyer-command.ts resilient
+ *   aap-chaos exam -- node --import tsx examples/buyer-command.ts resilient
  *
  * (Any TypeScript runner will do; this repository's tests use tap's loader.)
  */

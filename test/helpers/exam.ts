@@ -7,7 +7,7 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/exam/${name}`, import.meta.url));
 
 /** The reference JS buyers as a command (tap's TypeScript loader, transpile only). */
-export const jsBuyer = (kind: 'resilient' | 'naive') => [process.execPath, '--import', '@tapjs/typescript/import', 'examples/buyer-command.ts', kind];
+export const jsBuyer = (kind: 'resilient' | 'naive') => [process.execPath, '--import', 'tsx', 'examples/buyer-command.ts', kind];
 
 export interface ExamOutcome {
   code: number | null;
