@@ -16,6 +16,8 @@ export const AAP_ERROR_DOMAIN = 'autoagentprotocol.org';
 export const A2A_ERROR_DOMAIN = 'a2a-protocol.org';
 export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
 export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
+/** Neither A2A nor AAP uses it on JSON-RPC; buyers may still meet it (`retryDelay` is a Duration such as "30s"). */
+export const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
 export const A2A_VERSION = '1.0';
 export const EXTENSIONS_HEADER = 'A2A-Extensions';
 export const VERSION_HEADER = 'A2A-Version';
