@@ -6,7 +6,10 @@
  *   SyntaxError aapFetch itself threw for a body that is not JSON) — exact;
  * - by content, newest first, among the last few replies: the JSON-RPC code, message and data
  *   the exception still has (the SDK re-parses non-2xx bodies itself, so identity is lost there),
- *   or the status and body text an "HTTP error" message quotes.
+ *   or the status and body text an "HTTP error" message quotes. A reply found this way is taken
+ *   out and filed under the exception itself: it answers for one exception only, so two equal
+ *   bodies (from two clients) never lend each other their HTTP facts, and a second read of the
+ *   same exception still finds it.
  *
  * Both stores are bounded; nothing here outlives its reply by more than MAX_RECENT replies.
  */
@@ -65,14 +68,21 @@ export function capturedFor(x: object): CapturedReply | undefined {
   if (message === undefined) return undefined;
   const code = typeof o.envelopeCode === 'number' ? o.envelopeCode : typeof o.code === 'number' ? o.code : undefined;
   for (let i = recent.length - 1; i >= 0; i--) {
-    const { reply } = recent[i]!;
-    if (reply.error) {
-      if (reply.error.message !== message || (code !== undefined && reply.error.code !== code)) continue;
-      // The data must be the same too, unless the exception lost it (older SDKs keep the message only).
-      if ('data' in o && o.data !== undefined && !sameJson({ code: reply.error.code, message, data: o.data }, reply.errorText)) continue;
-      return reply;
-    }
-    if (reply.bodyStart !== undefined && message.includes(`Status: ${reply.status}`) && message.includes(reply.bodyStart)) return reply;
+    const { reply, chars } = recent[i]!;
+    if (!matches(reply, o, message, code)) continue;
+    recent.splice(i, 1);
+    recentChars -= chars;
+    byObject.set(x, reply);
+    return reply;
   }
   return undefined;
+}
+
+function matches(reply: CapturedReply, o: Json, message: string, code: number | undefined): boolean {
+  if (reply.error) {
+    if (reply.error.message !== message || (code !== undefined && reply.error.code !== code)) return false;
+    // The data must be the same too, unless the exception lost it (older SDKs keep the message only).
+    return !('data' in o && o.data !== undefined) || sameJson({ code: reply.error.code, message, data: o.data }, reply.errorText);
+  }
+  return reply.bodyStart !== undefined && message.includes(`Status: ${reply.status}`) && message.includes(reply.bodyStart);
 }
