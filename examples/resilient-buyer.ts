@@ -1,80 +1,40 @@
 /**
- * A buyer that survives AAP dealers, on @a2a-js/sdk@1.3.0. It makes the shopping trip of
- * `shopping-trip.ts` and treats every failure the way the AAP error contract asks:
+ * A buyer that survives AAP dealers, on @a2a-js/sdk@1.3.0 and `aap-chaos/buyer`. It makes the
+ * shopping trip of `shopping-trip.ts`; what a failure means is read by `readAapError` (both
+ * profiles, the payload found by `@type`) and what to do next is decided by `retryPolicy`:
  *
- * - It reads the AAP error payload from the SDK error's `data`: a bare object under AAP 1.3, an
- *   entry of the `data` array found by its `@type` under 2.0 (never by position).
- * - `retryable: false` means "this exact request will fail again": it gives up on the call.
- * - RATE_LIMITED: it waits `details.retry_after_ms` (or `retry_after_seconds`) plus a little
- *   jitter before trying that skill again, and holds every other call of the skill back too.
- * - Other retryable errors, and replies that never arrived: exponential backoff with jitter,
- *   each wait longer than the one before, at most `maxRetries` times.
- * - -32008 (extension support required): it activates the URI the error names in
- *   `A2A-Extensions` and sends the request again, once.
- * - lead.submit is retried with the same idempotency_key and the same payload, so a lead whose
- *   first answer was lost cannot be created twice.
- * - A vehicle the dealer called VEHICLE_UNAVAILABLE / VEHICLE_NOT_FOUND is never asked for again.
+ * - stop on `retryable: false` (the same request would fail the same way);
+ * - RATE_LIMITED: wait the dealer's hint, and hold back every other call of that skill too;
+ * - other retryable errors and replies that never arrived: back off, each wait longer than the
+ *   last, at most `maxRetries` times;
+ * - -32008: activate the URI the error names, if this buyer implements it, and send again once;
+ * - lead.submit is resent with the same idempotency_key and payload (the policy checks it has one);
+ * - a vehicle the dealer called VEHICLE_UNAVAILABLE / VEHICLE_NOT_FOUND is never asked for again.
  */
-import { ClientFactory, type Client } from '@a2a-js/sdk/client';
-import { isJsonRpcError } from '@a2a-js/sdk/errors';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT, aapFetch, readAapError, retryPolicy, type RetryPolicy } from 'aap-chaos/buyer';
 import { goShopping, sendSkill, withExtensions, type CallOutcome, type ShoppingPlan, type SkillCaller, type SkillData } from './shopping-trip.js';
 
-/** The `@type` that marks the AAP payload among a 2.0 error's `data` entries. */
-const AAP_ERROR_TYPE = 'https://autoagentprotocol.org/extensions/aap/error';
-const EXTENSION_REQUIRED = -32008;
 const GONE_CODES = new Set(['VEHICLE_UNAVAILABLE', 'VEHICLE_NOT_FOUND']);
 
 export interface ResilienceSettings {
-  /** Retries of one call after retryable errors before giving up (default 4). */
+  /** Retries of one call before giving up (default 4). */
   maxRetries?: number;
   /**
-   * First backoff wait in ms; each later wait doubles it (default 150). Keep it well above
+   * Ceiling of the first backoff wait in ms; it doubles per retry (default 300). Keep it well above
    * timer noise, or a dealer (and the report's backoff check) cannot see the waits grow.
    */
   baseDelayMs?: number;
   /** Extension URIs to activate from the start (default none: learn them from -32008). */
   extensions?: string[];
-}
-
-/** The `aap.error` payload, as much of it as a buyer acts on. */
-interface AapError {
-  code: string;
-  retryable?: boolean;
-  details?: { retry_after_ms?: number; retry_after_seconds?: number };
-}
-
-/** Finds the AAP payload in an SDK error's `data`: the object itself (1.3) or the array entry typed as such (2.0). */
-export function aapErrorOf(data: unknown): AapError | undefined {
-  const candidates = Array.isArray(data) ? data.filter((entry) => entry?.['@type'] === AAP_ERROR_TYPE) : [data];
-  const payload = candidates[0] as Partial<AapError> | undefined;
-  return typeof payload?.code === 'string' ? (payload as AapError) : undefined;
-}
-
-/** The URI a -32008 asks for: ErrorInfo `metadata.extensionUri`, else the first URI in the message. */
-export function requiredExtensionOf(data: unknown, message: string): string | undefined {
-  const entries: unknown[] = Array.isArray(data) ? data : [data];
-  for (const entry of entries) {
-    const uri = (entry as { metadata?: { extensionUri?: unknown } } | undefined)?.metadata?.extensionUri;
-    if (typeof uri === 'string') return uri;
-  }
-  return /https?:\/\/\S+?(?=[\s'"),]|\.?$)/.exec(message)?.[0];
-}
-
-/** How long the dealer asked us to wait, in ms, if it said. */
-function retryHintMs(error: AapError): number | undefined {
-  const { retry_after_ms: ms, retry_after_seconds: seconds } = error.details ?? {};
-  if (typeof ms === 'number') return ms;
-  return typeof seconds === 'number' ? seconds * 1000 : undefined;
+  /** Extension URIs this buyer implements (default AAP v1.3 and the 2.0 draft). */
+  supportedExtensions?: string[];
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What one failed attempt means for the next one. */
-type Verdict = { retry: false; reason: string } | { retry: true; waitMs?: number; reason: string; activate?: string };
-
 export class ResilientCaller implements SkillCaller {
-  private readonly maxRetries: number;
-  private readonly baseDelayMs: number;
+  private readonly policy: RetryPolicy;
   private readonly extensions: string[];
   /** Vehicles the dealer said are gone; asking again would only repeat the answer. */
   private readonly goneVehicles = new Set<string>();
@@ -85,8 +45,14 @@ export class ResilientCaller implements SkillCaller {
     private readonly client: Client,
     settings: ResilienceSettings = {},
   ) {
-    this.maxRetries = settings.maxRetries ?? 4;
-    this.baseDelayMs = settings.baseDelayMs ?? 150;
+    this.policy = retryPolicy({
+      maxAttempts: (settings.maxRetries ?? 4) + 1,
+      baseDelayMs: settings.baseDelayMs ?? 300,
+      // Equal jitter, so every wait is longer than the last: the report grades the trend of the gaps,
+      // and a reference buyer must pass on every run (full jitter sometimes waits less later on).
+      jitter: 'equal',
+      supportedExtensions: settings.supportedExtensions ?? [AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT],
+    });
     this.extensions = [...(settings.extensions ?? [])];
   }
 
@@ -95,58 +61,27 @@ export class ResilientCaller implements SkillCaller {
     if (vin !== undefined && this.goneVehicles.has(vin)) return { skill, ok: false, reason: `skipped: ${vin} is gone` };
 
     // `data` is never changed between attempts: a lead keeps its idempotency_key and payload.
-    let backoffs = 0;
-    for (let attempt = 0; attempt <= this.maxRetries; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       await this.waitForQuietPeriod(skill);
-      let verdict: Verdict;
+      let failure: unknown;
       try {
         return { skill, ok: true, data: await sendSkill(this.client, skill, data, withExtensions(this.extensions)) };
       } catch (error) {
-        verdict = this.judge(skill, error, backoffs);
+        failure = error;
       }
-      if (!verdict.retry) {
-        if (vin !== undefined && GONE_CODES.has(verdict.reason)) this.goneVehicles.add(vin);
-        return { skill, ok: false, reason: verdict.reason };
+      const reading = readAapError(failure);
+      const next = this.policy.decide(reading, { attempt, skill, data, activeExtensions: this.extensions });
+      if (next.action === 'activate') this.extensions.push(next.extensionUri);
+      else if (next.action === 'retry' && reading.retryAfterMs !== undefined) {
+        // Never sooner than told; the jitter keeps many buyers from coming back in the same instant.
+        this.quietUntil.set(skill, Date.now() + next.afterMs + Math.random() * 50);
+      } else if (next.action === 'retry') await sleep(next.afterMs);
+      else {
+        // `fix` needs a person or a smarter agent to change the request: this buyer reports it.
+        if (vin !== undefined && reading.code !== undefined && GONE_CODES.has(reading.code)) this.goneVehicles.add(vin);
+        return { skill, ok: false, reason: next.reason };
       }
-      if (verdict.activate !== undefined) this.extensions.push(verdict.activate);
-      if (verdict.waitMs !== undefined) {
-        backoffs++;
-        await sleep(verdict.waitMs);
-      }
     }
-    return { skill, ok: false, reason: `gave up after ${this.maxRetries} retries` };
-  }
-
-  /** Decides, from one failed attempt, whether and when to try again. */
-  private judge(skill: string, error: unknown, backoffs: number): Verdict {
-    if (!isJsonRpcError(error)) {
-      // No JSON-RPC answer at all (connection reset, HTML error page): the outcome is unknown,
-      // so try again later — safe for leads because the retry carries the same idempotency_key.
-      return { retry: true, waitMs: this.backoffMs(backoffs), reason: 'no answer' };
-    }
-    if (error.envelopeCode === EXTENSION_REQUIRED) {
-      const uri = requiredExtensionOf(error.data, error.message);
-      if (uri === undefined || this.extensions.includes(uri)) return { retry: false, reason: 'extension required' };
-      return { retry: true, activate: uri, reason: 'extension required' };
-    }
-    const aap = aapErrorOf(error.data);
-    if (aap === undefined || aap.retryable !== true) return { retry: false, reason: aap?.code ?? error.message };
-    const hint = retryHintMs(aap);
-    if (hint !== undefined) {
-      // Never sooner than told; the jitter keeps many buyers from coming back in the same instant.
-      this.quietUntil.set(skill, Date.now() + hint + Math.random() * 50);
-      return { retry: true, reason: aap.code };
-    }
-    return { retry: true, waitMs: this.backoffMs(backoffs), reason: aap.code };
-  }
-
-  /**
-   * base·2^n plus jitter of up to half of base·2^n. The smallest wait after n+1 (2·base·2^n)
-   * exceeds the largest after n (1.5·base·2^n), so the gaps grow even with jitter.
-   */
-  private backoffMs(previousBackoffs: number): number {
-    const step = this.baseDelayMs * 2 ** previousBackoffs;
-    return step + Math.random() * (step / 2);
   }
 
   private async waitForQuietPeriod(skill: string): Promise<void> {
@@ -155,8 +90,13 @@ export class ResilientCaller implements SkillCaller {
   }
 }
 
-/** Connects to the dealer at `url` and makes the shopping trip the resilient way. */
+/** Connects to the dealer at `url` (through aapFetch, which keeps what the SDK drops) and makes the trip. */
 export async function runResilientBuyer(url: string, plan: ShoppingPlan, settings: ResilienceSettings = {}): Promise<CallOutcome[]> {
-  const client = await new ClientFactory().createFromUrl(url);
+  const fetchImpl = aapFetch();
+  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+  });
+  const client = await new ClientFactory(options).createFromUrl(url);
   return goShopping(new ResilientCaller(client, settings), plan);
 }
