@@ -32,6 +32,8 @@ BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
 RETRY_INFO_TYPE = "type.googleapis.com/google.rpc.RetryInfo"
 AAP_ERROR_DOMAIN = "autoagentprotocol.org"
 EXTENSIONS_HEADER = "A2A-Extensions"
+# The AAP extension URIs a buyer of this example implements: the v1.3 release and the 2.0 draft placeholder.
+AAP_EXTENSION_URIS = ("https://autoagentprotocol.org/extensions/aap/v1.3", "https://draft.autoagentprotocol.invalid/extensions/aap/latest")
 
 # AAP code -> retryable default (the JSON-RPC codes differ by profile; the reader does not need them).
 AAP_RETRYABLE_DEFAULTS = {
@@ -81,6 +83,7 @@ def tables():
         "types": [AAP_ERROR_TYPE, ERROR_INFO_TYPE, BAD_REQUEST_TYPE, RETRY_INFO_TYPE],
         "aap_domain": AAP_ERROR_DOMAIN,
         "extensions_header": EXTENSIONS_HEADER,
+        "extension_uris": list(AAP_EXTENSION_URIS),
         "aap_retryable": AAP_RETRYABLE_DEFAULTS,
         "validation_codes": sorted(VALIDATION_CODES),
         "a2a_codes": A2A_ERROR_CODES,

@@ -2,15 +2,15 @@
 """A resilient AAP buyer in plain Python: the standard library only (urllib + json), no SDK.
 
 It makes the same shopping trip as the JavaScript reference buyers and follows the AAP error
-contract the same way, which is what `aap-chaos exam` grades:
+contract the same way, which is what `aap-chaos exam` grades. Every failure is read by
+`aap_errors.read_aap_error` (next to this file: both profiles, the payload found by `@type`):
 
-- the AAP error payload is read from `error.data`: the object itself under AAP 1.3, the entry whose
-  `@type` is the AAP error type under 2.0 (never by position);
 - `retryable: false` means the same request fails again: give up on that call;
-- RATE_LIMITED: wait `details.retry_after_ms` (or `retry_after_seconds`) plus a little jitter
-  before calling that skill again;
+- a retry hint (RATE_LIMITED's `retry_after_ms`, a 503's Retry-After): wait it out, plus a little
+  jitter, before calling that skill again;
 - other retryable errors and replies that never arrived: exponential backoff with jitter;
-- -32008: activate the extension the error names in `A2A-Extensions` and send again, once;
+- -32008: activate the extension the error names in `A2A-Extensions`, if this buyer implements it,
+  and send again, once;
 - a lead is retried with the same idempotency_key and payload;
 - a vehicle the dealer called unavailable or not found is never asked for again.
 
@@ -26,8 +26,8 @@ import urllib.error
 import urllib.request
 import uuid
 
-AAP_ERROR_TYPE = "https://autoagentprotocol.org/extensions/aap/error"
-EXTENSION_REQUIRED = -32008
+from aap_errors import AAP_EXTENSION_URIS, read_aap_error
+
 GONE_CODES = {"VEHICLE_UNAVAILABLE", "VEHICLE_NOT_FOUND"}
 MAX_RETRIES = 4
 BASE_DELAY_S = 0.15
@@ -48,39 +48,8 @@ LEAD = {
 SEARCHES = [{"make": ["Honda"]}, {"make": ["Toyota"]}, {"condition": ["used"]}, {}, {"make": ["Ford"]}, {"condition": ["new"]}, {"body": ["suv"]}]
 
 
-class NoAnswer(Exception):
-    """The dealer's reply never arrived or was not JSON-RPC: the outcome is unknown."""
-
-
 def media_slug(skill):
     return "vehicle-detail" if skill == "inventory.vehicle" else skill.replace(".", "-")
-
-
-def aap_error_of(data):
-    """The AAP payload: the object itself (1.3) or the array entry typed as such (2.0)."""
-    candidates = [d for d in data if isinstance(d, dict) and d.get("@type") == AAP_ERROR_TYPE] if isinstance(data, list) else [data]
-    payload = candidates[0] if candidates else None
-    return payload if isinstance(payload, dict) and isinstance(payload.get("code"), str) else None
-
-
-def required_extension_of(data, message):
-    for entry in data if isinstance(data, list) else [data]:
-        uri = (entry or {}).get("metadata", {}).get("extensionUri") if isinstance(entry, dict) else None
-        if isinstance(uri, str):
-            return uri
-    for word in message.split():
-        if word.startswith(("http://", "https://")):
-            return word.rstrip(".,)'\"")
-    return None
-
-
-def retry_hint_s(error):
-    details = error.get("details") or {}
-    if isinstance(details.get("retry_after_ms"), (int, float)):
-        return details["retry_after_ms"] / 1000
-    if isinstance(details.get("retry_after_seconds"), (int, float)):
-        return details["retry_after_seconds"]
-    return None
 
 
 class Dealer:
@@ -106,7 +75,7 @@ class Dealer:
         return base + "/a2a"
 
     def send(self, skill, data):
-        """One attempt: the reply's DataPart data, or raises NoAnswer / returns the JSON-RPC error."""
+        """One attempt: (the reply's DataPart data, None), or (None, the reading of what went wrong)."""
         slug = media_slug(skill)
         body = {
             "jsonrpc": "2.0",
@@ -127,58 +96,46 @@ class Dealer:
         request = urllib.request.Request(self.rpc_url, data=json.dumps(body).encode(), headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT_S) as res:
-                raw = res.read()
+                status, headers, raw = res.status, res.headers, res.read()
         except urllib.error.HTTPError as e:
-            raw = e.read()  # an error status may still carry a JSON-RPC envelope
+            status, headers, raw = e.code, e.headers, e.read()  # an error status may still carry a JSON-RPC envelope
         except (OSError, ValueError) as e:
-            raise NoAnswer(str(e))
+            return None, read_aap_error(e)
         try:
             reply = json.loads(raw)
         except ValueError:
-            raise NoAnswer("reply is not JSON")
-        if not isinstance(reply, dict):
-            raise NoAnswer("reply is not a JSON-RPC object")
-        if "error" in reply:
-            return None, reply["error"]
-        parts = ((reply.get("result") or {}).get("parts")) or (((reply.get("result") or {}).get("message") or {}).get("parts")) or []
-        if not parts or "data" not in parts[0]:
-            raise NoAnswer("reply has no DataPart")
-        return parts[0]["data"], None
+            reply = None
+        result = reply.get("result") if isinstance(reply, dict) and status < 300 else None
+        parts = (result or {}).get("parts") or ((result or {}).get("message") or {}).get("parts") if isinstance(result, dict) else None
+        if parts and isinstance(parts[0], dict) and "data" in parts[0]:
+            return parts[0]["data"], None
+        return None, read_aap_error({"status": status, "headers": headers, "body": raw})
 
     def call(self, skill, data):
         vin = data.get("vin") if skill == "inventory.vehicle" else None
         if vin in self.gone_vehicles:
             return None, "skipped: " + vin + " is gone"
         backoffs = 0
+        reason = "no attempt made"
         for _ in range(MAX_RETRIES + 1):
             self.wait_for_quiet_period(skill)
-            try:
-                result, error = self.send(skill, data)
-            except NoAnswer as e:
-                time.sleep(self.backoff_s(backoffs))
-                backoffs += 1
-                reason = "no answer: " + str(e)
-                continue
+            result, error = self.send(skill, data)
             if error is None:
                 return result, None
-            if error.get("code") == EXTENSION_REQUIRED:
-                uri = required_extension_of(error.get("data"), error.get("message", ""))
-                if uri is None or uri in self.extensions:
+            reason = error.get("code") or error["message"]
+            if error.get("jsonRpcCode") == -32008:
+                uri = error.get("extensionUri")
+                if uri not in AAP_EXTENSION_URIS or uri in self.extensions:
                     return None, "extension required"
                 self.extensions.append(uri)
-                reason = "extension required"
                 continue
-            aap = aap_error_of(error.get("data"))
-            if aap is None or aap.get("retryable") is not True:
-                reason = aap["code"] if aap else error.get("message", "error")
+            if not error["retryable"]:
                 if vin is not None and reason in GONE_CODES:
                     self.gone_vehicles.add(vin)
                 return None, reason
-            reason = aap["code"]
-            hint = retry_hint_s(aap)
-            if hint is not None:
+            if error.get("retryAfterMs") is not None:
                 # Never sooner than told; the jitter keeps many buyers from returning at once.
-                self.quiet_until[skill] = time.monotonic() + hint + random.random() * 0.05
+                self.quiet_until[skill] = time.monotonic() + error["retryAfterMs"] / 1000 + random.random() * 0.05
             else:
                 time.sleep(self.backoff_s(backoffs))
                 backoffs += 1
