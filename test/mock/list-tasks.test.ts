@@ -79,7 +79,7 @@ t.test('several pages with a cursor, raw and through the SDK', async (t) => {
   t.same(sdk.flatMap((p) => p.tasks.map((task) => task.id)), [...made].reverse(), 'the SDK walks the same pages');
 });
 
-t.test('a contextId filter lists that context only', async (t) => {
+t.test('filters: contextId, status and statusTimestampAfter', async (t) => {
   const { url } = await startDealer(t, { streaming: true });
   const a = await makeTasks(url, 2, 'ctx-a');
   await makeTasks(url, 1, 'ctx-b');
@@ -90,6 +90,10 @@ t.test('a contextId filter lists that context only', async (t) => {
   const sdk = await (await createBuyer(url)).listTasks(ListTasksRequest.fromJSON({ contextId: 'ctx-b' }));
   t.equal(sdk.tasks.length, 1);
   t.equal(sdk.tasks[0]!.contextId, 'ctx-b');
+  t.equal((await listed(url, { status: 'TASK_STATE_COMPLETED' })).totalSize, 3, 'status filter: every finished task');
+  t.equal((await listed(url, { status: 'TASK_STATE_WORKING' })).totalSize, 0, 'status filter: none still working');
+  t.equal((await listed(url, { statusTimestampAfter: '2000-01-01T00:00:00Z' })).totalSize, 3, 'statusTimestampAfter in the past: all');
+  t.equal((await listed(url, { statusTimestampAfter: '2999-01-01T00:00:00Z' })).totalSize, 0, 'statusTimestampAfter in the future: none');
 });
 
 t.test('pageSize out of range, and other bad params, are -32602 naming the member', async (t) => {
