@@ -101,6 +101,7 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     profile: argv.profile,
     extensionUri: argv.extensionUri,
     upstreamTimeoutMs: argv.upstreamTimeout,
+    streamIdleTimeoutMs: argv.streamIdleTimeout,
     maxInspectBytes: argv.maxInspectBytes,
     rewriteCard: argv.rewriteCard,
     dryRun: argv.dryRun,
@@ -209,6 +210,7 @@ async function main(): Promise<void> {
           .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, describe: "envelope profile (default: the scenario's profile:, else auto, which reads the dealer card)" })
           .option('extension-uri', { type: 'string', describe: 'AAP extension URI named by -32008 (default: from the dealer card)' })
           .option('upstream-timeout', { type: 'string', nargs: 1, default: '30s', describe: "how long to wait for the dealer's headers and between body chunks (e.g. 30s, 500ms; 0 = no timeout)" })
+          .option('stream-idle-timeout', { type: 'string', nargs: 1, default: '0', describe: "how long a dealer's event stream (text/event-stream) may go quiet between events, instead of --upstream-timeout (0 = no limit)" })
           .option('max-inspect-bytes', { type: 'string', nargs: 1, default: String(1024 * 1024), describe: 'request bodies larger than this are forwarded without inspection' })
           .option('rewrite-card', { type: 'boolean', default: true, describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)' })
           .option('dry-run', { type: 'boolean', default: false, describe: 'decide and journal faults, but change nothing' })

@@ -120,6 +120,7 @@ export const RUN_OPTIONS = {
   profile: { flag: 'profile', parse: oneOf(['auto', '1.3', '2.0']) },
   extensionUri: { flag: 'extension-uri', parse: absoluteUri },
   upstreamTimeoutMs: { flag: 'upstream-timeout', parse: parseDurationMs },
+  streamIdleTimeoutMs: { flag: 'stream-idle-timeout', parse: parseDurationMs },
   maxInspectBytes: { flag: 'max-inspect-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
   rewriteCard: { flag: 'rewrite-card', parse: boolean },
   dryRun: { flag: 'dry-run', parse: boolean },

@@ -60,6 +60,8 @@ export interface RuntimeOptions {
   profile?: ProfileSetting;
   extensionUri?: string;
   upstreamTimeoutMs?: number;
+  /** How long a dealer's event stream may stay quiet between events (default 0: as long as it likes). */
+  streamIdleTimeoutMs?: number;
   maxInspectBytes?: number;
   rewriteCard?: boolean;
   dryRun?: boolean;
@@ -194,6 +196,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     const proxy = new ChaosProxy({
       target,
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
+      streamIdleTimeoutMs: opts.streamIdleTimeoutMs,
       maxInspectBytes: opts.maxInspectBytes,
       rewriteCard: opts.rewriteCard,
       profile,

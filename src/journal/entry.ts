@@ -52,7 +52,7 @@ export interface JournalEntry {
   effects: string[];
   /** Each effect that really acted, by rule (`header:CODE` when forced by the header) and effect key; absent when none did. */
   faults?: FaultRecord[];
-  /** HTTP status sent to the buyer (0 when the connection was reset or the buyer left first). */
+  /** HTTP status sent to the buyer (0 when no status line reached it: a reset, or the buyer left before the head). */
   status: number;
   source: ReplySource;
   /** What the buyer learned: a JSON-RPC result, a JSON-RPC error, or nothing it can rely on. */

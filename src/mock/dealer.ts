@@ -11,7 +11,7 @@ import { Inventory } from './inventory.js';
 import { loadInventoryFile } from './inventory-file.js';
 import { LeadStore } from './lead-store.js';
 import { handleRpc, type RpcSettings } from './rpc-dispatch.js';
-import { TaskStore } from './task-stream.js';
+import { TaskStore } from './task-store.js';
 
 export interface MockDealerOptions {
   /** Envelope profile and header policy; default '1.3'. */

@@ -9,7 +9,10 @@ import { buildA2aError, buildAapError, buildExtensionRequired, buildVersionNotSu
 import { readBody, sendJson } from './http-io.js';
 import { callSkill } from './skill-call.js';
 import type { SkillContext } from './skills/index.js';
-import { TaskStore, taskStreamEvents, writeEventStream } from './task-stream.js';
+import { readListTasksParams } from '../protocol/list-tasks.js';
+import { callerOf } from './caller.js';
+import { taskStreamEvents, writeEventStream } from './task-stream.js';
+import type { TaskStore } from './task-store.js';
 
 export interface RpcSettings {
   profile: Profile;
@@ -33,10 +36,16 @@ function isJsonContentType(value: string | undefined): boolean {
   return mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
 }
 
-/** The 2.0 draft's header policy; under 1.3 nothing is enforced (its binding never mentions the headers). */
+/**
+ * The header policy. A2A-Version: a version stated and not served is -32009 under both profiles
+ * (A2A §3.6.2; an empty value states 0.3); an absent header is -32009 only under the 2.0 draft,
+ * since the 1.3 binding never mentions the header and 1.3 buyers do not send it. A2A-Extensions
+ * is enforced under 2.0 only.
+ */
 function headerPolicyError(settings: RpcSettings, request: ClassifiedRequest): JsonRpcErrorResponse | undefined {
+  const version = request.a2aVersion;
+  if (version !== A2A_VERSION && (version !== undefined || settings.profile === '2.0')) return buildVersionNotSupported(version, request.id);
   if (settings.profile !== '2.0') return undefined;
-  if (request.a2aVersion !== A2A_VERSION) return buildVersionNotSupported(request.a2aVersion, request.id);
   if (SKILL_METHODS.has(request.rpcMethod ?? '') && !request.extensions.includes(settings.extensionUri)) {
     return buildExtensionRequired(settings.extensionUri, request.id);
   }
@@ -89,9 +98,10 @@ async function dispatchMethod(settings: RpcSettings, request: ClassifiedRequest,
   const id = request.id;
   const params = request.body?.params;
   const method = request.rpcMethod!;
+  const caller = callerOf(request.headers);
   // A message continuing a task must name one this dealer has (A2A: TaskNotFoundError).
   const continued = (params as { message?: { taskId?: unknown } } | undefined)?.message?.taskId;
-  if (SKILL_METHODS.has(method) && typeof continued === 'string' && continued !== '' && !settings.tasks.get(continued)) {
+  if (SKILL_METHODS.has(method) && typeof continued === 'string' && continued !== '' && !settings.tasks.get(continued, caller)) {
     return reply(buildA2aError('TASK_NOT_FOUND', id, { message: `Task ${continued} not found: message.taskId names no task of this dealer.` }));
   }
   switch (method) {
@@ -105,28 +115,37 @@ async function dispatchMethod(settings: RpcSettings, request: ClassifiedRequest,
       // A failure before the first event is a plain JSON reply, as A2A servers do.
       if (!result.ok) return reply(result.envelope);
       const { events, finished } = taskStreamEvents(result.skill, result.message);
-      settings.tasks.save(finished);
+      settings.tasks.save(finished, caller);
       return writeEventStream(res, id, events, headers);
     }
     case 'GetTask':
     case 'CancelTask':
     case 'SubscribeToTask': {
       if (method === 'SubscribeToTask' && !settings.streaming) return reply(unsupported(id, 'SubscribeToTask needs streaming, which is not enabled.'));
-      const task = settings.tasks.get((params as { id?: unknown } | undefined)?.id);
+      const task = settings.tasks.get((params as { id?: unknown } | undefined)?.id, caller);
       if (!task) return reply(buildA2aError('TASK_NOT_FOUND', id));
       if (method === 'GetTask') return reply({ jsonrpc: '2.0', id, result: task });
       if (method === 'CancelTask') return reply(buildA2aError('TASK_NOT_CANCELABLE', id, { message: `Task ${task.id} has already completed.` }));
       return reply(unsupported(id, `Task ${task.id} has already completed; there is nothing to subscribe to.`));
     }
-    case 'ListTasks':
-      // The seed: a task operation the dealer does not implement is UnsupportedOperationError.
-      return reply(unsupported(id, 'ListTasks is not implemented by this dealer; read a task with GetTask.'));
+    case 'ListTasks': {
+      // A core operation with no capability gating it: without streaming the dealer holds no tasks, so the page is empty.
+      const read = readListTasksParams(params);
+      if (!read.ok) return reply(invalidParams(id, `${read.problem.field} ${read.problem.problem}`));
+      const page = settings.tasks.list(caller, read.query);
+      if (!page) return reply(invalidParams(id, '/params/pageToken is not a nextPageToken this dealer issued'));
+      return reply({ jsonrpc: '2.0', id, result: page });
+    }
     case 'GetExtendedAgentCard':
       return reply(unsupported(id, 'No extended agent card is offered (capabilities.extendedAgentCard is false).'));
     default:
       if (PUSH_CONFIG_METHOD.test(method)) return reply(buildA2aError('PUSH_NOTIFICATION_NOT_SUPPORTED', id));
       return reply(buildA2aError('METHOD_NOT_FOUND', id, { message: `Method not found: ${method}.` }));
   }
+}
+
+function invalidParams(id: JsonRpcId, problem: string): JsonRpcErrorResponse {
+  return buildA2aError('INVALID_PARAMS', id, { message: `Invalid params: ${problem}.` });
 }
 
 function unsupported(id: JsonRpcId, message: string): JsonRpcErrorResponse {

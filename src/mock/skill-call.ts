@@ -31,18 +31,36 @@ function asRecord(value: unknown): Record<string, unknown> | undefined {
 }
 
 /** The first DataPart whose data.type is `<skill>.request` (AAP's only place for the skill id). */
-function findSkillPart(parts: unknown[]): Part | undefined {
-  return parts.map(asRecord).find((p): p is Record<string, unknown> => {
-    const type = asRecord(p?.data)?.type;
+function findSkillPart(parts: unknown[]): { part: Part; index: number } | undefined {
+  const index = parts.findIndex((p) => {
+    const type = asRecord(asRecord(p)?.data)?.type;
     return typeof type === 'string' && type.endsWith('.request');
   });
+  return index === -1 ? undefined : { part: parts[index] as Part, index };
 }
 
-/** -32005 when the part is sent as, or the buyer only accepts, a media type this skill does not speak. */
-function mediaTypeProblem(skill: SkillId, part: Part, params: Record<string, unknown>): string | undefined {
-  const sent = part.mediaType;
-  if (typeof sent === 'string' && sent !== '' && sent !== requestMediaType(skill) && !GENERIC_MEDIA_TYPES.has(sent)) {
-    return `Input media type '${sent}' is not supported for ${skill}; send ${requestMediaType(skill)}.`;
+/** Besides the skill's own: the card's input modes, the generic JSON ones, and plain text (AAP dealers ignore TextParts). */
+const OTHER_PART_MEDIA_TYPES = new Set([...SKILL_IDS.map(requestMediaType), ...GENERIC_MEDIA_TYPES, 'text/plain']);
+
+/** The media type a part names, without parameters (`text/plain; charset=utf-8` is `text/plain`). */
+function baseMediaType(value: string): string {
+  return value.split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * -32005 when the skill part is sent as, any other part is sent as, or the buyer only accepts, a
+ * media type this dealer does not speak (A2A §3.1.1: every part counts, not only the one AAP reads).
+ */
+function mediaTypeProblem(skill: SkillId, parts: unknown[], skillIndex: number, params: Record<string, unknown>): string | undefined {
+  for (const [index, part] of parts.entries()) {
+    const sent = asRecord(part)?.mediaType;
+    if (typeof sent !== 'string' || sent === '') continue;
+    const base = baseMediaType(sent);
+    if (index === skillIndex) {
+      if (base !== requestMediaType(skill) && !GENERIC_MEDIA_TYPES.has(base)) return `Input media type '${sent}' is not supported for ${skill}; send ${requestMediaType(skill)}.`;
+    } else if (!OTHER_PART_MEDIA_TYPES.has(base)) {
+      return `message.parts[${index}] has media type '${sent}', which this dealer does not accept; it accepts ${requestMediaType(skill)} for ${skill}, and text/plain.`;
+    }
   }
   const accepted = asRecord(params.configuration)?.acceptedOutputModes;
   if (Array.isArray(accepted) && accepted.length > 0 && !accepted.some((m) => m === responseMediaType(skill) || GENERIC_MEDIA_TYPES.has(String(m)))) {
@@ -57,8 +75,8 @@ export function callSkill(profile: Profile, id: JsonRpcId, params: unknown, ctx:
   if (!message || !Array.isArray(message.parts)) {
     return fail(buildA2aError('INVALID_PARAMS', id, { message: 'Invalid params: params.message with a parts array is required.' }));
   }
-  const part = findSkillPart(message.parts);
-  if (!part) {
+  const found = findSkillPart(message.parts);
+  if (!found) {
     return fail(
       buildAapError(profile, 'SCHEMA_VALIDATION_FAILED', id, {
         message: 'request failed validation with 1 error',
@@ -66,7 +84,7 @@ export function callSkill(profile: Profile, id: JsonRpcId, params: unknown, ctx:
       }),
     );
   }
-  const data = part.data as Record<string, unknown>;
+  const data = found.part.data as Record<string, unknown>;
   const skillName = String(data.type).slice(0, -'.request'.length);
   if (!isSkillId(skillName)) {
     return fail(
@@ -76,7 +94,7 @@ export function callSkill(profile: Profile, id: JsonRpcId, params: unknown, ctx:
       }),
     );
   }
-  const mediaProblem = mediaTypeProblem(skillName, part, asRecord(params)!);
+  const mediaProblem = mediaTypeProblem(skillName, message.parts, found.index, asRecord(params)!);
   if (mediaProblem) return fail(buildA2aError('CONTENT_TYPE_NOT_SUPPORTED', id, { message: mediaProblem }));
 
   const invalid = requestValidation(skillName, data);

@@ -1,37 +1,17 @@
 /**
  * SendStreamingMessage: the skill reply delivered as an A2A task stream (task submitted, status
  * working, artifact update, status completed), one SSE frame at a time with a short gap so stream
- * faults can act between frames. Finished tasks are kept (bounded) for GetTask.
+ * faults can act between frames. The finished task is kept (task-store.ts) for GetTask and ListTasks.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { stringifyJsonRpc, type JsonRpcId } from '../protocol/rpc-id.js';
-import { BoundedMap } from './bounded-map.js';
 import type { AgentMessage } from './skill-call.js';
 import type { SkillId } from './skill-table.js';
+import type { Task } from './task-store.js';
 
 export const FRAME_GAP_MS = 5;
-const MAX_TASKS = 1_000;
-
-export interface Task {
-  id: string;
-  contextId: string;
-  status: { state: string; timestamp: string };
-  artifacts?: Record<string, unknown>[];
-}
-
-export class TaskStore {
-  private readonly tasks = new BoundedMap<string, Task>(MAX_TASKS);
-
-  get(id: unknown): Task | undefined {
-    return typeof id === 'string' ? this.tasks.get(id) : undefined;
-  }
-
-  save(task: Task): void {
-    this.tasks.set(task.id, task);
-  }
-}
 
 const status = (state: string): Task['status'] => ({ state, timestamp: new Date().toISOString() });
 

@@ -40,24 +40,31 @@ export class BuyerWatch {
 
 /**
  * Pipes a reply body to the buyer; a source that fails mid-way breaks the buyer's response and
- * calls `onBroken` (the journal calls that reply truncated).
+ * calls `onBroken` with the failure, when there is one (the journal says how the reply was lost).
  */
-export function pipeToBuyer(stream: Readable, res: ServerResponse, signal: AbortSignal, onBroken?: () => void): Promise<void> {
+export function pipeToBuyer(stream: Readable, res: ServerResponse, signal: AbortSignal, onBroken?: (err?: Error) => void): Promise<void> {
   return new Promise<void>((resolve) => {
+    // Told once, with the failure when there is one ('error' comes before 'close').
+    let told = false;
+    const broken = (err?: Error) => {
+      if (told || signal.aborted) return;
+      told = true;
+      onBroken?.(err);
+    };
     const onAbort = () => {
       stream.destroy();
       resolve();
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    stream.once('error', () => {
-      if (!signal.aborted) onBroken?.();
+    stream.once('error', (err) => {
+      broken(err);
       res.destroy();
       resolve();
     });
     stream.once('close', () => {
       signal.removeEventListener('abort', onAbort);
       if (!stream.readableEnded) {
-        if (!signal.aborted) onBroken?.();
+        broken();
         res.destroy();
       }
     });

@@ -5,8 +5,8 @@
  * straight to the buyer's response without an intermediate stream.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
-import { Pool, type Dispatcher } from 'undici';
+import { Readable } from 'node:stream';
+import { Pool } from 'undici';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) never cross the proxy; undici also refuses most of them. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect', 'host', 'http2-settings']);
@@ -44,7 +44,7 @@ export interface UpstreamHead {
 }
 
 export interface UpstreamResponse extends UpstreamHead {
-  body: Dispatcher.ResponseData['body'];
+  body: Readable;
 }
 
 /** Receives a dealer reply on the pass-through path. */
@@ -68,22 +68,45 @@ export interface DealerTls {
 /** TLS verification failures a user fixes with --ca or --insecure. */
 const CERT_ERRORS = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID']);
 
-/** An upstream timeout, shaped like undici's so describeUpstreamError names it the same way. */
-function upstreamTimeout(code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT', ms: number): Error {
-  return Object.assign(new Error(`no ${code === 'UND_ERR_HEADERS_TIMEOUT' ? 'reply headers' : 'body data'} from the dealer within ${ms} ms`), { code });
+type UpstreamTimeoutCode = 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT' | 'STREAM_IDLE_TIMEOUT';
+
+/**
+ * The proxy's own timer ended the wait for the dealer: named like undici's timeouts, so
+ * describeUpstreamError words them alike, and told apart from a dealer that broke its reply.
+ */
+export class UpstreamTimeoutError extends Error {
+  override name = 'UpstreamTimeoutError';
+  constructor(
+    readonly code: UpstreamTimeoutCode,
+    readonly ms: number,
+  ) {
+    super(
+      code === 'UND_ERR_HEADERS_TIMEOUT'
+        ? `no reply headers from the dealer within ${ms} ms`
+        : code === 'UND_ERR_BODY_TIMEOUT'
+          ? `no body data from the dealer within ${ms} ms`
+          : `no event from the dealer's stream within ${ms} ms`,
+    );
+  }
+}
+
+/** True when the proxy's own upstream timer (not the dealer, not the buyer) ended a reply. */
+export function isUpstreamTimeout(err: unknown): err is UpstreamTimeoutError {
+  return err instanceof UpstreamTimeoutError;
 }
 
 /**
  * The upstream timeout, kept by a plain timer: undici checks its own timeouts on a coarse clock
  * (a 100 ms timeout fired after about a second), so its timeouts are off and this one is exact.
- * `0` disables it.
+ * A limit of `0` disables a wait.
  */
 class UpstreamTimer {
   private timer: NodeJS.Timeout | undefined;
   /** What the wait in progress is for: the error a timeout names. */
   private code: UpstreamTimeoutCode = 'UND_ERR_HEADERS_TIMEOUT';
   constructor(
-    private readonly ms: number,
+    /** The limit of the wait in progress. */
+    private ms: number,
     private readonly onTimeout: (err: Error) => void,
   ) {}
 
@@ -98,8 +121,23 @@ class UpstreamTimer {
       this.timer.refresh();
       return;
     }
-    this.timer = setTimeout(() => this.onTimeout(upstreamTimeout(this.code, this.ms)), this.ms);
+    this.timer = setTimeout(() => this.onTimeout(new UpstreamTimeoutError(this.code, this.ms)), this.ms);
     this.timer.unref();
+  }
+
+  /**
+   * From now on the gaps of an event stream are timed against `idleMs` instead: a quiet stream
+   * (a task waiting for input) is not a dealer that stopped answering.
+   */
+  timeStreamGaps(idleMs: number): void {
+    this.clear();
+    this.ms = idleMs;
+    this.code = 'STREAM_IDLE_TIMEOUT';
+  }
+
+  /** The wait for the next body chunk, whichever limit applies to this body. */
+  armBody(): void {
+    this.arm(this.code === 'STREAM_IDLE_TIMEOUT' ? 'STREAM_IDLE_TIMEOUT' : 'UND_ERR_BODY_TIMEOUT');
   }
 
   clear(): void {
@@ -109,7 +147,20 @@ class UpstreamTimer {
   }
 }
 
-type UpstreamTimeoutCode = 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT';
+/** Whether a reply's content type is an event stream (SSE), whose gaps follow --stream-idle-timeout. */
+function isEventStream(headers: Record<string, string | string[] | undefined>): boolean {
+  const ct = headers['content-type'];
+  return typeof ct === 'string' && ct.trimStart().toLowerCase().startsWith('text/event-stream');
+}
+
+export interface ForwarderOptions {
+  /** Headers, and each gap between body chunks (--upstream-timeout); 0 waits forever. */
+  timeoutMs: number;
+  /** Each gap between the chunks of a text/event-stream body (--stream-idle-timeout); 0 (default) waits forever. */
+  streamIdleTimeoutMs?: number;
+  connections?: number;
+  tls?: DealerTls;
+}
 
 export class Forwarder {
   readonly origin: string;
@@ -117,12 +168,14 @@ export class Forwarder {
   readonly basePath: string;
   private readonly pool: Pool;
   private readonly timeoutMs: number;
+  private readonly streamIdleTimeoutMs: number;
 
-  constructor(target: string, opts: { timeoutMs: number; connections?: number; tls?: DealerTls }) {
+  constructor(target: string, opts: ForwarderOptions) {
     const url = new URL(target);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs;
+    this.streamIdleTimeoutMs = opts.streamIdleTimeoutMs ?? 0;
     this.pool = new Pool(this.origin, {
       connections: opts.connections ?? 256,
       keepAliveTimeout: 30_000,
@@ -138,28 +191,51 @@ export class Forwarder {
     return this.basePath + buyerUrl;
   }
 
-  /** Sends a request and returns the dealer's head and body as a stream (for replies that effects rewrite). */
-  async request(r: UpstreamRequest & { signal: AbortSignal }): Promise<UpstreamResponse> {
-    const timedOut = new AbortController();
-    const timer = new UpstreamTimer(this.timeoutMs, (err) => timedOut.abort(err));
-    timer.arm('UND_ERR_HEADERS_TIMEOUT');
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await this.pool.request({
-        path: r.path,
-        method: r.method as 'GET',
-        headers: r.headers,
-        body: r.body ?? null,
-        signal: AbortSignal.any([r.signal, timedOut.signal]),
-        // The body is read later by whoever rewrites it; watching it here would start it flowing.
-        bodyTimeout: this.timeoutMs,
+  /**
+   * Sends a request and returns the dealer's head and its body as a stream (for replies that
+   * effects rewrite). Built on dispatch(), so both paths keep the same timers and backpressure:
+   * the dealer's socket is paused while the body's reader is behind.
+   */
+  request(r: UpstreamRequest & { signal: AbortSignal }): Promise<UpstreamResponse> {
+    return new Promise((resolve, reject) => {
+      let body: Readable | undefined;
+      let resume: (() => void) | undefined;
+      let cancel: (() => void) | undefined;
+      let settled = false;
+      const cancelOnAbort = (abort: () => void) => {
+        cancel = abort;
+        if (r.signal.aborted) abort();
+        else r.signal.addEventListener('abort', abort, { once: true });
+      };
+      this.dispatch(r, cancelOnAbort, {
+        onHead: (head) => {
+          body = new Readable({
+            read() {
+              const go = resume;
+              resume = undefined;
+              go?.();
+            },
+            // A reader that stops early (a cut, a buyer gone) lets the dealer's request go too.
+            destroy(err, callback) {
+              if (!settled) cancel?.();
+              callback(err);
+            },
+          });
+          resolve({ ...head, body });
+        },
+        onData: (chunk) => body!.push(chunk),
+        onDrain: (go) => (resume = go),
+        onEnd: () => {
+          settled = true;
+          body!.push(null);
+        },
+        onError: (err) => {
+          settled = true;
+          if (body) body.destroy(err);
+          else reject(err);
+        },
       });
-    } catch (err) {
-      throw timedOut.signal.aborted ? timedOut.signal.reason : err;
-    } finally {
-      timer.clear();
-    }
-    return { statusCode: res.statusCode, headers: res.headers as Record<string, string | string[]>, body: res.body };
+    });
   }
 
   /**
@@ -189,19 +265,21 @@ export class Forwarder {
           controller = c;
           if (cancelled) c.abort(cancelled);
         },
-        onResponseStart(_c, statusCode, headers) {
+        onResponseStart: (_c, statusCode, headers) => {
           if (statusCode < 200) return;
-          timer.arm('UND_ERR_BODY_TIMEOUT');
-          sink.onHead({ statusCode, headers: headers as Record<string, string | string[]> });
+          const replyHeaders = headers as Record<string, string | string[]>;
+          if (isEventStream(replyHeaders)) timer.timeStreamGaps(this.streamIdleTimeoutMs);
+          timer.armBody();
+          sink.onHead({ statusCode, headers: replyHeaders });
         },
         onResponseData(c, chunk) {
-          timer.arm('UND_ERR_BODY_TIMEOUT');
+          timer.armBody();
           if (!sink.onData(chunk)) {
             // A slow buyer is not a slow dealer: no timeout while the dealer is paused for it.
             timer.clear();
             c.pause();
             sink.onDrain(() => {
-              timer.arm('UND_ERR_BODY_TIMEOUT');
+              timer.armBody();
               c.resume();
             });
           }
@@ -242,6 +320,8 @@ export function describeUpstreamError(err: unknown, origin: string): { cause: st
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
       return { code, cause: `connection to ${origin} was reset before a reply arrived (ECONNRESET)` };
+    case 'STREAM_IDLE_TIMEOUT':
+      return { code: 'TIMEOUT', cause: `${origin} sent no event on its stream within --stream-idle-timeout (${(err as UpstreamTimeoutError).ms} ms); aap-chaos ended the stream` };
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
     case 'UND_ERR_CONNECT_TIMEOUT':

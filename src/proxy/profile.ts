@@ -8,6 +8,7 @@ import { findAapExtension } from '../protocol/agent-card.js';
 import { AGENT_CARD_PATH } from '../protocol/agent-card.js';
 import { extensionUriForProfile, type Profile } from '../protocol/codes.js';
 import type { Forwarder } from './forward.js';
+import { collect } from './body.js';
 
 export type ProfileSetting = 'auto' | Profile;
 /** Where the profile in force came from (what /status and the start-up banner name). */
@@ -93,7 +94,7 @@ export class ProfileTracker {
         headers: { accept: 'application/json', 'a2a-version': '1.0' },
         signal: ac.signal,
       });
-      const text = await res.body.text();
+      const text = Buffer.concat(await collect(res.body)).toString('utf8');
       if (res.statusCode !== 200) this.fallbackReason = `the dealer answered ${res.statusCode} for ${AGENT_CARD_PATH}`;
       else {
         let card: unknown;

@@ -6,6 +6,7 @@ import type { JsonRpcError } from '../protocol/envelopes.js';
 import { readRpcReplyBytes } from '../protocol/reply-kind.js';
 import type { ReplyObservation } from '../journal/build-entry.js';
 import type { DealerReplyCopy } from './dealer-check.js';
+import { describeUpstreamError, isUpstreamTimeout } from './forward.js';
 
 /** What happened to one reply: what the journal keeps of it, plus what the proxy still needs while sending. */
 export interface Outcome extends ReplyObservation {
@@ -25,6 +26,17 @@ export function readDealerJson(outcome: Outcome, rpc: boolean): void {
   const read = readRpcReplyBytes(Buffer.concat(outcome.dealerJson));
   if (read.error) outcome.error = read.error;
   else if (rpc) outcome.body = read.kind;
+}
+
+/**
+ * A reply that broke after its head went out: ended by the proxy's own upstream timer (the
+ * journal says so, with the limit that ran out), or cut by anything else.
+ */
+export function noteBroken(outcome: Outcome, err: unknown, origin: string): void {
+  if (isUpstreamTimeout(err)) {
+    outcome.lost = 'proxy_timeout';
+    outcome.notes.push(describeUpstreamError(err, origin).cause);
+  } else outcome.lost = 'truncated';
 }
 
 /** A JSON-RPC error in a reply the proxy rewrote is the one the buyer got. */

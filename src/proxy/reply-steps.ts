@@ -16,13 +16,20 @@ export function runJsonSteps(doc: unknown, steps: readonly JsonStep[], ctx: Step
   return doc;
 }
 
-/** Pipes a streaming body through the steps its content type allows. */
+/**
+ * Pipes a streaming body through the steps its content type allows. A body that fails mid-way
+ * fails the steps after it too (pipe() alone would leave them open, and the buyer waiting).
+ */
 export function runStreamSteps(body: Readable, steps: readonly StreamStep[], contentType: string, ctx: StepContext, notes: string[]): Readable {
   let stream = body;
   for (const step of steps) {
     const refused = step.refuses?.(contentType);
     if (refused !== undefined) notes.push(`${step.label} not applied: ${refused}`);
-    else stream = stream.pipe(step.transform(ctx));
+    else {
+      const next = stream.pipe(step.transform(ctx));
+      stream.once('error', (err) => next.destroy(err));
+      stream = next;
+    }
   }
   return stream;
 }

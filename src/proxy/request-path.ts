@@ -23,7 +23,7 @@ import { endConnection, resetConnection } from './connection-faults.js';
 import { sessionOf } from './session-header.js';
 import { BuyerWatch, pipeToBuyer } from './buyer-watch.js';
 import { DealerReplyWatch } from './dealer-reply-watch.js';
-import { noteError, readDealerJson } from './reply-outcome.js';
+import { noteBroken, noteError, readDealerJson } from './reply-outcome.js';
 import { dealerViolations } from './dealer-check.js';
 import { RULE_HEADER } from './marker-headers.js';
 import { changesLength, injectedSteps, runJsonSteps, runStreamSteps } from './reply-steps.js';
@@ -122,8 +122,8 @@ function passThrough(x: Exchange): Promise<void> {
         },
         onError: (err) => {
           if (res.headersSent) {
-            // The dealer died mid-reply: the buyer sees a broken response.
-            if (!buyer.gone) outcome.lost = 'truncated';
+            // The dealer died mid-reply, or went quiet past the proxy's timeout: the buyer sees a broken response.
+            if (!buyer.gone) noteBroken(outcome, err, forwarder.origin);
             res.destroy(err);
           } else if (!buyer.gone) x.answerUnreachable(err);
           resolve();
@@ -191,7 +191,7 @@ async function forward(x: Exchange): Promise<void> {
   res.writeHead(up.statusCode, headers);
   res.flushHeaders();
   const watch = isCard ? undefined : new DealerReplyWatch(up.statusCode, contentType, request.kind === 'jsonrpc');
-  const piped = pipeToBuyer(stream, res, x.buyer.signal, () => (outcome.lost = 'truncated'));
+  const piped = pipeToBuyer(stream, res, x.buyer.signal, (err) => noteBroken(outcome, err, proxy.forwarder.origin));
   // Attached after the pipe, so both see every chunk (what the buyer got, faults included).
   if (watch) stream.on('data', (chunk: Buffer) => watch.push(chunk));
   await piped;
@@ -288,6 +288,8 @@ function record(x: Exchange): void {
   if (proxy.observers.length === 0) return;
   // A refused request's reply (if any) went out on the socket, not through `res`.
   const aborted = x.refusal ? x.refusal.status === 0 : !res.writableFinished;
+  // A reply cut short still had the status line the buyer received (a stream it left after 200 and events is a 200).
+  const status = aborted && !res.headersSent ? 0 : (outcome.status ?? res.statusCode);
   const durationMs = performance.now() - x.t0;
   readDealerJson(outcome, request.kind === 'jsonrpc');
   const attribution = proxy.clientOf(x.decider, request);
@@ -297,7 +299,7 @@ function record(x: Exchange): void {
       durationMs,
       client: attribution.client,
       clientKey: attribution.clientKey,
-      status: aborted ? 0 : (outcome.status ?? res.statusCode),
+      status,
       aborted,
       dryRun: proxy.dryRun,
       profile: x.inForce.profile,

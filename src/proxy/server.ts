@@ -35,6 +35,8 @@ export interface ProxyOptions {
   host?: string;
   /** Milliseconds to wait for the dealer's headers and between body chunks (default 30 000). */
   upstreamTimeoutMs?: number;
+  /** Milliseconds a text/event-stream body may go without a chunk, instead of upstreamTimeoutMs (default 0: no limit). */
+  streamIdleTimeoutMs?: number;
   /** Bodies larger than this are forwarded without being inspected (default 1 MiB). */
   maxInspectBytes?: number;
   /** Rewrite the agent card's interface URLs to point at the proxy (default true). */
@@ -95,7 +97,7 @@ export class ChaosProxy implements ProxyContext {
     };
     this.dryRun = opts.dryRun ?? false;
     this.clientKeys = new ClientKeyHasher(opts.clientKeySecret);
-    this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
+    this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, streamIdleTimeoutMs: opts.streamIdleTimeoutMs, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
     this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;
     this.server = http.createServer({ keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {

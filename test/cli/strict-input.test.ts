@@ -35,6 +35,7 @@ const BAD_VALUES: [string[], RegExp][] = [
   [['--target', 'notaurl'], /^aap-chaos: --target: "notaurl" is not a URL/],
   [['--drain-timeout', '-5s'], /^aap-chaos: --drain-timeout: "-5s" is not a duration/],
   [['--upstream-timeout', 'soon'], /^aap-chaos: --upstream-timeout: "soon" is not a duration/],
+  [['--stream-idle-timeout', 'later'], /^aap-chaos: --stream-idle-timeout: "later" is not a duration/],
 ];
 
 for (const [args, message] of BAD_VALUES) {
@@ -107,6 +108,7 @@ t.test('startChaos validates every option like its flag', async (t) => {
     [{ journalRing: 0 }, /option journalRing .* 0 is not a whole number ≥ 1/],
     [{ target: 'notaurl' }, /option target .* "notaurl" is not a URL/],
     [{ drainTimeoutMs: -5 }, /option drainTimeoutMs .* -5 is not a duration/],
+    [{ streamIdleTimeoutMs: -1 }, /option streamIdleTimeoutMs \(flag --stream-idle-timeout\): -1 is not a duration/],
     [{ profile: '3.0' }, /option profile .* "3\.0" is not one of auto, 1\.3, 2\.0/],
     [{ mock: { profile: '9' } }, /option mock\.profile \(flag --mock-profile\): "9"/],
   ];

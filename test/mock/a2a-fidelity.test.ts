@@ -5,7 +5,7 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SendMessageRequest } from '@a2a-js/sdk';
+import { ListTasksRequest, SendMessageRequest } from '@a2a-js/sdk';
 import { isJsonRpcError } from '@a2a-js/sdk/errors';
 import { AAP_EXTENSION_URI_1_3 } from '../../src/protocol/codes.js';
 import { createBuyer, sendSkill, skillRequestJson } from '../helpers/sdk-buyer.js';
@@ -29,7 +29,7 @@ t.test('every A2A v1.0 method gets its proper answer, at /a2a and /a2a/', async 
     ['SendMessage', search, undefined],
     ['SendStreamingMessage', search, -32004],
     ['GetTask', { id: 'no-such-task' }, -32001],
-    ['ListTasks', {}, -32004],
+    ['ListTasks', {}, undefined],
     ['CancelTask', { id: 'no-such-task' }, -32001],
     ['SubscribeToTask', { id: 'no-such-task' }, -32004],
     ['CreateTaskPushNotificationConfig', {}, -32003],
@@ -44,7 +44,7 @@ t.test('every A2A v1.0 method gets its proper answer, at /a2a and /a2a/', async 
     t.equal(errorCode(json), code, `${method}: ${code ?? 'result'}`);
     if (json.error) t.same(seedViolations(json, '1.3'), [], `${method}: valid by the seed`);
   }
-  const slash = await request(`${mockUrl}/a2a/`, { body: JSON.stringify(rpc('ListTasks')), headers: { 'content-type': 'application/json' } });
+  const slash = await request(`${mockUrl}/a2a/`, { body: JSON.stringify(rpc('GetExtendedAgentCard')), headers: { 'content-type': 'application/json' } });
   t.equal(slash.status, 200, 'POST /a2a/ is routed like /a2a');
   t.equal(JSON.parse(slash.body.toString()).error.code, -32004);
   const ok = await request(`${mockUrl}/a2a/`, { body: JSON.stringify(rpc('SendMessage', search)), headers: { 'content-type': 'application/json' } });
@@ -67,11 +67,11 @@ t.test('SendMessage naming an unknown message.taskId is TaskNotFoundError, raw a
 });
 
 // (The SDK refuses push-config calls itself when the card says pushNotifications: false; raw -32003 is tested above.)
-t.test('the SDK client meets -32004 for ListTasks and -32001 for an unknown task', async (t) => {
+t.test('the SDK client lists tasks (an empty page without streaming) and meets -32001 for an unknown task', async (t) => {
   const { url } = await startDealer(t);
   const buyer = await createBuyer(url);
   const codeOf = async (call: Promise<unknown>) => call.then(() => undefined, (e) => (isJsonRpcError(e) ? e.envelopeCode : String(e)));
-  t.equal(await codeOf(buyer.listTasks({} as never)), -32004);
+  t.same(await buyer.listTasks(ListTasksRequest.fromJSON({})), { tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
   t.equal(await codeOf(buyer.getTask({ id: 'no-such-task' } as never)), -32001);
 });
 

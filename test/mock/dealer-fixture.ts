@@ -73,3 +73,16 @@ export function expectAapError(t: Test, reply: SkillReply, rpcCode: number, aapC
   t.equal(error.code, aapCode);
   return error;
 }
+
+/** Runs one SendStreamingMessage to its end (raw SSE) and returns the id of the task it made. */
+export async function streamTask(url: string, params: Record<string, unknown>, headers: Record<string, string> = {}): Promise<string> {
+  const res = await fetch(`${url}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params }),
+  });
+  const first = (await res.text()).split('\n\n').find((frame) => frame.startsWith('data: ')) ?? '';
+  const id = first ? (JSON.parse(first.slice('data: '.length)) as { result?: { task?: { id?: string } } }).result?.task?.id : undefined;
+  if (!id) throw new Error(`the stream did not start with a task: ${first}`);
+  return id;
+}

@@ -1,8 +1,9 @@
 import t from 'tap';
-import { CancelTaskRequest, GetTaskRequest } from '@a2a-js/sdk';
+import { CancelTaskRequest, GetTaskRequest, SendMessageRequest } from '@a2a-js/sdk';
+import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { isJsonRpcError } from '@a2a-js/sdk/errors';
 import { AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT, A2A_ERROR_DOMAIN, ERROR_INFO_TYPE } from '../../src/protocol/codes.js';
-import { createBuyer, sendSkill, skillRequestJson } from '../helpers/sdk-buyer.js';
+import { createBuyer, requestOptions, sendSkill, skillRequestJson } from '../helpers/sdk-buyer.js';
 import { postRpc, startDealer } from './dealer-fixture.js';
 
 const DRAFT = AAP_EXTENSION_URI_2_0_DRAFT;
@@ -72,6 +73,64 @@ t.test('1.3 does not enforce the headers, but echoes the extension when sent', a
   t.equal(bare.headers.get('a2a-extensions'), null);
   const activated = await postRpc(url, rpc('SendMessage', searchParams), { 'a2a-extensions': AAP_EXTENSION_URI_1_3 });
   t.equal(activated.headers.get('a2a-extensions'), AAP_EXTENSION_URI_1_3);
+});
+
+t.test('a stated A2A-Version the dealer does not serve is -32009 under both profiles; only 2.0 refuses an absent one', async (t) => {
+  const v13 = await startDealer(t);
+  const v20 = await startDealer(t, { profile: '2.0' });
+  const activated = { 'a2a-extensions': DRAFT };
+  const cases: [string, string, Record<string, string>, number | undefined][] = [
+    ['1.3', v13.url, { 'a2a-version': '99.0' }, -32009],
+    ['1.3', v13.url, { 'a2a-version': '' }, -32009],
+    ['1.3', v13.url, {}, undefined],
+    ['1.3', v13.url, { 'a2a-version': '1.0' }, undefined],
+    ['2.0', v20.url, { 'a2a-version': '99.0', ...activated }, -32009],
+    ['2.0', v20.url, activated, -32009],
+    ['2.0', v20.url, { 'a2a-version': '1.0', ...activated }, undefined],
+  ];
+  for (const [profile, url, headers, code] of cases) {
+    const label = `${profile}, A2A-Version ${'a2a-version' in headers ? JSON.stringify(headers['a2a-version']) : 'absent'}`;
+    const { json } = await postRpc(url, rpc('SendMessage', searchParams), headers);
+    t.equal((json.error as { code?: number } | undefined)?.code, code, `${label}: ${code ?? 'served'}`);
+    if (code) t.match(errorOf(json), { message: /A2A-Version/, data: [{ reason: 'VERSION_NOT_SUPPORTED', domain: A2A_ERROR_DOMAIN }] });
+  }
+  // The SDK always states 1.0; a fetch that states 99.0 instead is what a buyer of another A2A version sends.
+  const stating99: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('A2A-Version', '99.0');
+    return fetch(input, { ...init, headers });
+  };
+  for (const [profile, url] of [['1.3', v13.url], ['2.0', v20.url]] as const) {
+    const buyer = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: stating99 })] }).createFromUrl(url);
+    const reply = await sendSkill(buyer, 'dealer.information', {}, { extensionUri: profile === '2.0' ? DRAFT : undefined });
+    t.equal(reply.ok ? undefined : reply.envelopeCode, -32009, `${profile}: the SDK raises -32009`);
+  }
+});
+
+t.test('a part of an unsupported media type next to a valid AAP DataPart is -32005 under both profiles', async (t) => {
+  const pdf = { url: 'https://buyer.example/brochure.pdf', mediaType: 'application/pdf' };
+  const withPart = (extra: Record<string, unknown>) => {
+    const params = skillRequestJson('inventory.search', { pagination: { limit: 1 } });
+    (params.message as { parts: unknown[] }).parts.push(extra);
+    return params;
+  };
+  for (const profile of ['1.3', '2.0'] as const) {
+    const { url } = await startDealer(t, { profile });
+    const headers: Record<string, string> = profile === '2.0' ? { 'a2a-version': '1.0', 'a2a-extensions': DRAFT } : {};
+    const raw = await postRpc(url, rpc('SendMessage', withPart({ raw: 'iVBORw0KGgo=', mediaType: 'image/png' })), headers);
+    t.match(errorOf(raw.json), { code: -32005, message: /parts\[1\].*image\/png/, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED', domain: A2A_ERROR_DOMAIN }] }, `${profile}: raw`);
+    const text = await postRpc(url, rpc('SendMessage', withPart({ text: 'Looking for a Civic.', mediaType: 'text/plain' })), headers);
+    t.ok(text.json.result, `${profile}: a text/plain part beside it is still served (AAP dealers ignore TextParts)`);
+    const buyer = await createBuyer(url);
+    let code: number | undefined;
+    try {
+      await buyer.sendMessage(SendMessageRequest.fromJSON(withPart(pdf)), requestOptions({ extensionUri: profile === '2.0' ? DRAFT : undefined }));
+    } catch (e) {
+      if (isJsonRpcError(e)) code = e.envelopeCode;
+      else throw e;
+    }
+    t.equal(code, -32005, `${profile}: the SDK raises -32005 for an application/pdf part`);
+  }
 });
 
 t.test('the success reply is a ROLE_AGENT message with a fresh messageId and the request contextId', async (t) => {

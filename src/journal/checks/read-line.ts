@@ -34,6 +34,8 @@ export function describeUnknown(entry: JournalEntry): string {
       return 'giving up on the reply';
     case 'truncated':
       return 'a truncated reply';
+    case 'proxy_timeout':
+      return "a reply ended by the proxy's upstream timeout";
     case 'malformed_json':
       return 'a reply that is not valid JSON';
     case 'not_jsonrpc':
