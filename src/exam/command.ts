@@ -90,7 +90,7 @@ export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; j
   if (values.help) return 'help';
   if (command.length === 0) throw new UsageError('no buyer command: put it after "--", e.g. aap-chaos exam -- python3 buyer.py');
   if (values.all && values.scenarios !== undefined) throw new UsageError('--all and --scenarios exclude each other');
-  if (values.target !== undefined && !/^(https?:\/\/[^/]|replay:.)/.test(values.target)) throw new UsageError(`--target: "${values.target}" is neither an http:// or https:// URL nor replay:FILE`);
+  if (values.target !== undefined && !/^(https?:\/\/[^/]|replay:.)/.test(values.target)) throw new UsageError(`--target: "${values.target}" is not an http:// or https:// URL, nor replay:FILE`);
   if (values.profile !== undefined && !['auto', '1.3', '2.0'].includes(values.profile)) throw new UsageError(`--profile: "${values.profile}" is not one of auto, 1.3, 2.0`);
   let seed: number | undefined;
   if (values.seed !== undefined) {
