@@ -2,16 +2,14 @@
 // field by field. Unchanged: no drift (ids and timestamps differ, and do not count). A vehicle
 // whose price changed: the field is named, with both values; exit 1, JSON and JUnit.
 import t from 'tap';
-import { spawn } from 'node:child_process';
+import { cli } from '../helpers/cli-run.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { diffRecording } from '../../src/replay/drift.js';
 import { startMockDealer } from '../../src/mock/index.js';
 import { mockDealer, rpc, runtime, skillBody, streamEvents } from '../helpers/recording.js';
 
-const BIN = fileURLToPath(new URL('../../bin/aap-chaos.js', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-drift-'));
 const file = path.join(dir, 'staging.jsonl');
 
@@ -25,17 +23,6 @@ const { vin } = await (async () => {
   await proxy.close();
   return { vin };
 })();
-
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 t.test('against the same dealer: no drift, whatever its ids and timestamps', async (t) => {
   const same = await mockDealer(t);

@@ -2,16 +2,14 @@
 // short, not JSON, nested too deep), never a crash; --record-max-bytes stops the recording with
 // one message and whole lines only, while the proxy keeps answering.
 import t from 'tap';
-import { spawn } from 'node:child_process';
+import { cli } from '../helpers/cli-run.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseRecording, readRecording, RecordingReadError } from '../../src/recording/reader.js';
 import { startRuntime } from '../../src/runtime.js';
 import { mockDealer, rpc, runtime, skillBody } from '../helpers/recording.js';
 
-const BIN = fileURLToPath(new URL('../../bin/aap-chaos.js', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-recording-'));
 const file = path.join(dir, 'whole.jsonl');
 
@@ -22,17 +20,6 @@ await (async () => {
   await proxy.close();
 })();
 const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 t.test('a recording cut short mid-line is reported with its line number, not a crash', async (t) => {
   t.equal(lines.length, 5, 'session, card, three exchanges');
