@@ -213,7 +213,9 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     let recorder: Recorder | undefined;
     if (opts.record !== undefined) {
       try {
-        recorder = Recorder.open({ file: opts.record, maxBytes: opts.recordMaxBytes, target, log, secretHeaders: opts.redactHeaders });
+        // A full recording must be noticed: without a log (the library), it becomes a process warning.
+        const tell = opts.log ?? ((line: string) => process.emitWarning(`aap-chaos: ${line}`));
+        recorder = Recorder.open({ file: opts.record, maxBytes: opts.recordMaxBytes, target, log: tell, secretHeaders: opts.redactHeaders });
       } catch (err) {
         if (err instanceof RecordingOpenError) throw new OptionError(`--record: ${err.message}`);
         throw err;
