@@ -91,10 +91,17 @@ export function scrubReply(value: unknown, replaced: Map<string, string>, depth 
   return out;
 }
 
-/** Text with every personal value replaced by its pseudonym (a reply that is not JSON). */
+/**
+ * Text with every personal value replaced by its pseudonym, where it stands as a whole word: a
+ * customer named "Al" leaves "All-wheel drive" alone.
+ */
 export function scrubText(text: string, replaced: Map<string, string>): string {
   let out = text;
-  for (const [original, alias] of replaced) if (out.includes(original)) out = out.split(original).join(alias);
+  for (const [original, alias] of replaced) {
+    if (!out.includes(original)) continue;
+    const escaped = original.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), () => alias);
+  }
   return out;
 }
 
