@@ -1,22 +1,24 @@
 /**
  * Personal data and secrets in AAP requests, for anything that keeps requests on disk (the
- * recording). lead.submit's customer (name, email, phone, street address) is replaced by stable
+ * recording). lead.submit's customer (name, email, phone, address) is replaced by stable
  * pseudonyms: the same person gets the same pseudonym in every recording, so a replay still tells
  * two customers apart and a recorded request matches a live one scrubbed the same way. A value
  * under a key that names a secret (password, token, API key…) is dropped, whatever the skill.
  */
 import { createHash } from 'node:crypto';
 
-/** lead.submit `customer` members that identify a person, by the kind of pseudonym they get. */
-const CUSTOMER_FIELDS: Record<string, PseudonymKind> = { first_name: 'first_name', last_name: 'last_name', email: 'email', phone: 'phone' };
-/** `customer.address` members that locate a person; region and country are kept. */
-const ADDRESS_FIELDS = ['line1', 'line2', 'city', 'postal_code'];
+/**
+ * lead.submit `customer` members kept as they are: how to reach the person is personal, which
+ * channel they prefer and their region and country are not. Every other text under `customer`
+ * (names, email, phone, street, city, postal code, and any member a buyer adds) is pseudonymized.
+ */
+const KEPT_CUSTOMER_FIELDS = new Set(['preferred_contact', 'region', 'country']);
 /** A member whose value is a secret. */
 const SECRET_KEY = /pass(word|phrase)|secret|token|api[-_]?key|authorization|credential|cookie/i;
 /** Deeper values are cut (a request that deep is no AAP request): every walk here is bounded. */
 const MAX_DEPTH = 32;
 
-type PseudonymKind = 'first_name' | 'last_name' | 'email' | 'phone' | 'address';
+type PseudonymKind = 'first_name' | 'last_name' | 'email' | 'phone' | 'text';
 
 /**
  * A stable pseudonym that still passes the lead.submit schema (an email address, an E.164 phone
@@ -34,8 +36,8 @@ export function pseudonym(kind: PseudonymKind, value: string): string {
       return `First-${hash.slice(0, 6)}`;
     case 'last_name':
       return `Last-${hash.slice(0, 6)}`;
-    case 'address':
-      return `Addr-${hash.slice(0, 6)}`;
+    case 'text':
+      return `Pseudo-${hash.slice(0, 6)}`;
   }
 }
 
@@ -64,20 +66,31 @@ export interface ScrubbedRequest {
 export function scrubSkillData(skill: string | undefined, data: unknown): ScrubbedRequest {
   const replaced = new Map<string, string>();
   const clean = withoutSecrets(data);
-  const customer = skill === 'lead.submit' && isRecord(clean) ? clean.customer : undefined;
-  if (isRecord(customer)) {
-    for (const [field, kind] of Object.entries(CUSTOMER_FIELDS)) {
-      const v = customer[field];
-      if (typeof v === 'string' && v !== '') replaced.set(v, (customer[field] = pseudonym(kind, v)));
-    }
-    const address = customer.address;
-    if (isRecord(address))
-      for (const field of ADDRESS_FIELDS) {
-        const v = address[field];
-        if (typeof v === 'string' && v !== '') replaced.set(v, (address[field] = pseudonym('address', v)));
-      }
-  }
+  if (skill === 'lead.submit' && isRecord(clean) && isRecord(clean.customer)) pseudonymize(clean.customer, replaced, 0);
   return { data: clean, replaced };
+}
+
+/** The kind of pseudonym a customer member gets, so that it still passes the request schema. */
+function kindOf(key: string): PseudonymKind {
+  if (/mail/i.test(key)) return 'email';
+  if (/phone|mobile|tel/i.test(key)) return 'phone';
+  if (/first|given/i.test(key)) return 'first_name';
+  if (/last|family|sur/i.test(key)) return 'last_name';
+  return 'text';
+}
+
+/** Replaces, in place, every text under the customer (but the kept members) by its pseudonym. */
+function pseudonymize(node: Record<string, unknown> | unknown[], replaced: Map<string, string>, depth: number): void {
+  if (depth >= MAX_DEPTH) return;
+  for (const [key, v] of Object.entries(node)) {
+    const field = Array.isArray(node) ? '' : key;
+    if (KEPT_CUSTOMER_FIELDS.has(field)) continue;
+    if (typeof v === 'string' && v !== '') {
+      const alias = pseudonym(kindOf(field), v);
+      replaced.set(v, alias);
+      (node as Record<string, unknown>)[key] = alias;
+    } else if (v !== null && typeof v === 'object') pseudonymize(v as Record<string, unknown>, replaced, depth + 1);
+  }
 }
 
 /** A reply fit to be kept: secrets dropped and every personal value the request named replaced by its pseudonym. */

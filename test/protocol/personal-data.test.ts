@@ -16,6 +16,8 @@ t.test('the customer becomes stable pseudonyms that still pass the lead.submit s
   const { data, replaced } = scrubSkillData('lead.submit', lead);
   const text = JSON.stringify(data);
   for (const personal of ['Grace', 'Hopper', 'grace@navy.example', '+15555550199', '1 Harbor Rd', 'Arlington', 'sk-live-123']) t.notOk(text.includes(personal), `no ${personal}`);
+  const extra = scrubSkillData('lead.submit', { ...lead, customer: { name: 'Grace Hopper', contact: { mobile: '+15555550100' } } }).data as any;
+  t.notMatch(JSON.stringify(extra), /Grace|Hopper|5555550100/, 'members a buyer adds under customer are pseudonymized too');
   t.match(data, { customer: { preferred_contact: 'phone', address: { region: 'VA', country: 'US' } }, source_agent: { name: 'buyer' }, idempotency_key: 'k-1' });
   t.notOk('api_key' in (data as any).source_agent, 'a secret is dropped, not masked');
   t.same(validateSkillRequest('lead.submit', data), [], 'still a valid lead.submit request');
