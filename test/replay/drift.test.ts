@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { diffRecording } from '../../src/replay/drift.js';
+import { formatDrift } from '../../src/replay/drift-format.js';
 import { startMockDealer } from '../../src/mock/index.js';
 import { mockDealer, rpc, runtime, skillBody, streamEvents } from '../helpers/recording.js';
 
@@ -61,18 +62,17 @@ t.test('after the inventory changed: the changed fields, recorded vs live, exit 
   const xml = readFileSync(junit, 'utf8');
   t.match(xml, /<testsuites name="aap-chaos replay --diff" tests="4" failures="1">/);
   t.match(xml, /\/body\/result\/message\/parts\/0\/data\/data\/price: recorded \d+, live \d+/);
-  const text = await cli(['replay', '--diff', file, '--target', moved.url]);
-  t.match(text.out, /exchange 1 \(SendMessage inventory\.vehicle, .*staging\.jsonl:3\): 2 differences/);
+  t.match(formatDrift(result), /exchange 1 \(SendMessage inventory\.vehicle, .*staging\.jsonl:3\): 2 differences/);
 });
 
 t.test('a dealer that cannot be reached is drift, named per exchange', async (t) => {
   const gone = await startMockDealer({ port: 0 });
   const url = gone.url;
   await gone.close();
-  const run = await cli(['replay', '--diff', file, '--target', url]);
-  t.equal(run.code, 1);
-  t.match(run.out, /FAILED/);
-  t.match(run.out, /ECONNREFUSED/);
+  const result = await diffRecording({ file, target: url });
+  t.equal(result.drift, true);
+  t.same(result.exchanges.map((x) => x.verdict), ['failed', 'failed', 'failed', 'failed']);
+  t.match(formatDrift(result), /exchange 1 \(SendMessage inventory\.vehicle, .*\): FAILED\n\s+the live request failed: ECONNREFUSED/);
 });
 
 t.test('usage errors exit 2 with one line', async (t) => {
