@@ -312,7 +312,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
           version: VERSION,
           uptime_s: Math.round((Date.now() - startedAt) / 1000),
           url,
-          target: target!,
+          // A replay names its recording, not the loopback port its dealer happens to listen on.
+          target: replayFile !== undefined ? `${REPLAY_TARGET_PREFIX}${replayFile}` : target!,
           mock_dealer: mock !== undefined,
           profile: proxy.profile.profile,
           profile_origin: proxy.profile.origin,

@@ -75,6 +75,7 @@ t.test('the recording keeps every exchange and the card, without request headers
 
 t.test('a replay answers as the dealer did, with the live ids', async (t) => {
   const replay = await runtime(t, { target: `replay:${file}` });
+  t.equal(replay.status().target, `replay:${file}`, '/status names the recording');
   const bodies = requests(recorded.vin, 'again-');
   for (const [i, body] of bodies.entries()) {
     const { json } = await rpc(replay.url, body);
