@@ -16,6 +16,7 @@ import { formatReport } from './journal/report-format.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
 import { startFleetCommand } from './state/fleet-command.js';
 import { reportToPrimary, workerIndex } from './state/workers.js';
+import { replayCommand } from './commands/replay.js';
 
 /** Set once stdout is closed (`aap-chaos … | head -1`): further output is dropped, quietly. */
 let stdoutClosed = false;
@@ -120,6 +121,8 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     mock: { profile: argv.mockProfile, extensionUri: argv.mockExtensionUri, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
     state: argv.state,
     replicaId: argv.replicaId,
+    record: argv.record,
+    recordMaxBytes: argv.recordMaxBytes,
     log: out,
   });
   const workers = checkOption(RUN_OPTIONS.workers, 'workers', argv.workers, 'flag') as number;
@@ -182,7 +185,7 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
   );
 }
 
-const COMMANDS = ['mock', 'validate', 'scenarios', 'report', 'ctl'];
+const COMMANDS = ['mock', 'validate', 'scenarios', 'report', 'ctl', 'replay'];
 
 async function main(): Promise<void> {
   const args = hideBin(process.argv);
@@ -200,7 +203,7 @@ async function main(): Promise<void> {
       'run the proxy (in front of --target, or of the embedded mock dealer)',
       (y) =>
         y
-          .option('target', { type: 'string', describe: 'dealer agent base URL; without it the embedded mock dealer is used' })
+          .option('target', { type: 'string', describe: 'dealer agent base URL, or replay:FILE (a dealer answering from a recording); without it the embedded mock dealer is used' })
           .option('port', { type: 'string', nargs: 1, default: '8080', describe: 'proxy port (0 = any free port)' })
           .option('host', { type: 'string', default: '127.0.0.1', describe: 'proxy address' })
           .option('scenario', { alias: 's', type: 'string', describe: 'scenario file, or the name of a built-in scenario' })
@@ -235,6 +238,8 @@ async function main(): Promise<void> {
           .option('insecure', { type: 'boolean', default: false, describe: 'do not verify the https:// target\'s certificate' })
           .option('state', { type: 'string', describe: 'where rule state lives: memory (default) or redis://host:port/db, shared by every replica (or AAP_CHAOS_STATE)' })
           .option('replica-id', { type: 'string', describe: "this replica's name in journal lines and /status (default host-pid); also mixed into the seed" })
+          .option('record', { type: 'string', describe: "append every exchange with the dealer (and its agent card) to this JSONL recording, for aap-chaos replay" })
+          .option('record-max-bytes', { type: 'string', nargs: 1, default: String(100 * 1024 * 1024), describe: 'the recording stops, with a message, when the file would grow past this' })
           .option('workers', { type: 'string', nargs: 1, default: '1', describe: 'worker processes behind the one proxy port (more than 1 needs --state redis://… unless the scenario keeps no state)' })
           .options(listenerTimeoutFlags)
           .options(scenarioLimitFlags),
@@ -332,6 +337,7 @@ async function main(): Promise<void> {
         process.exitCode = result.exitCode;
       },
     )
+    .command(replayCommand({ out, err, fail }))
     .command(
       'ctl <verb> [args..]',
       'drive a running instance: status | use <FILE|NAME> | enable <ID> | disable <ID> | reset | events | journal | report',
@@ -371,7 +377,7 @@ async function main(): Promise<void> {
 }
 
 /** Options and positionals that are lists; any other repeated flag keeps its last value. */
-const LIST_ARGUMENTS = new Set(['_', 'files', 'journals', 'args', 'redact-header', 'redactHeader']);
+const LIST_ARGUMENTS = new Set(['_', 'files', 'journals', 'args', 'redact-header', 'redactHeader', 'ignore']);
 function lastValueOfRepeatedFlags(argv: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(argv)) if (Array.isArray(value) && !LIST_ARGUMENTS.has(key)) argv[key] = value.at(-1);
 }

@@ -69,6 +69,29 @@ function httpUrl(value: unknown): string {
   return s;
 }
 
+/** The prefix of a target that is a recording to replay instead of a dealer. */
+export const REPLAY_TARGET_PREFIX = 'replay:';
+
+/** A dealer URL, or replay:FILE (a dealer answering from a recording). */
+function dealerTarget(value: unknown): string {
+  if (typeof value === 'string' && value.startsWith(REPLAY_TARGET_PREFIX)) {
+    return value.length > REPLAY_TARGET_PREFIX.length ? value : invalid('names no recording (use replay:FILE)');
+  }
+  return httpUrl(value);
+}
+
+function positiveNumber(value: unknown): number {
+  const n = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : invalid('is not a number greater than 0');
+}
+
+/** JSON Pointers (RFC 6901), one or a list. */
+function pointers(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : [value];
+  for (const p of list) if (typeof p !== 'string' || (p !== '' && !p.startsWith('/'))) return invalid(`is not a JSON Pointer (e.g. /filters/make)`);
+  return list as string[];
+}
+
 function absoluteUri(value: unknown): string {
   const s = text(value);
   if (!URL.canParse(s)) return invalid('is not an absolute URI');
@@ -110,7 +133,7 @@ function replicaId(value: unknown): string {
 const port = wholeNumber(0, 65_535, 'a port number (0-65535; 0 picks a free port)');
 
 export const RUN_OPTIONS = {
-  target: { flag: 'target', parse: httpUrl },
+  target: { flag: 'target', parse: dealerTarget },
   port: { flag: 'port', parse: port },
   host: { flag: 'host', parse: text },
   adminPort: { flag: 'admin-port', parse: port },
@@ -136,6 +159,8 @@ export const RUN_OPTIONS = {
   state: { flag: 'state', parse: stateStore },
   replicaId: { flag: 'replica-id', parse: replicaId },
   workers: { flag: 'workers', parse: wholeNumber(1, 256, 'a number of workers from 1 to 256') },
+  record: { flag: 'record', parse: text },
+  recordMaxBytes: { flag: 'record-max-bytes', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1') },
   eventsBufferBytes: { flag: 'events-buffer-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
 } satisfies Record<string, OptionSpec>;
 
@@ -151,6 +176,14 @@ export const MOCK_OPTIONS = {
   streaming: { flag: 'mock-streaming', parse: boolean },
   inventoryFile: { flag: 'inventory', parse: text },
   extensionUri: { flag: 'mock-extension-uri', parse: absoluteUri },
+} satisfies Record<string, OptionSpec>;
+
+/** Options of a replayed dealer (`--target replay:FILE`, `aap-chaos replay`), nested under `replay` in the library. */
+export const REPLAY_OPTIONS = {
+  speed: { flag: 'speed', parse: positiveNumber },
+  ignore: { flag: 'ignore', parse: pointers },
+  onMiss: { flag: 'on-miss', parse: oneOf(['error', 'pass', 'nearest']) },
+  passTarget: { flag: 'target', parse: httpUrl },
 } satisfies Record<string, OptionSpec>;
 
 function describeValue(value: unknown): string {
@@ -181,12 +214,13 @@ export function checkOption(spec: OptionSpec, name: string, value: unknown, orig
 export function checkOptions<T extends Record<string, unknown>>(given: T, origin: OptionOrigin): T {
   const out: Record<string, unknown> = { ...given };
   for (const [name, spec] of Object.entries(RUN_OPTIONS)) if (name in given) out[name] = checkOption(spec, name, given[name], origin);
-  const mock = given.mock;
-  if (mock !== undefined) {
-    if (mock === null || typeof mock !== 'object') throw new OptionError(`${origin === 'flag' ? 'mock options' : 'option mock'}: ${describeValue(mock)} is not an object`);
-    const checked: Record<string, unknown> = { ...(mock as Record<string, unknown>) };
-    for (const [name, spec] of Object.entries(MOCK_OPTIONS)) if (name in checked) checked[name] = checkOption(spec, `mock.${name}`, checked[name], origin);
-    out.mock = checked;
+  for (const [group, specs] of [['mock', MOCK_OPTIONS], ['replay', REPLAY_OPTIONS]] as const) {
+    const nested = given[group];
+    if (nested === undefined) continue;
+    if (nested === null || typeof nested !== 'object') throw new OptionError(`${origin === 'flag' ? `${group} options` : `option ${group}`}: ${describeValue(nested)} is not an object`);
+    const checked: Record<string, unknown> = { ...(nested as Record<string, unknown>) };
+    for (const [name, spec] of Object.entries(specs)) if (name in checked) checked[name] = checkOption(spec, `${group}.${name}`, checked[name], origin);
+    out[group] = checked;
   }
   return out as T;
 }

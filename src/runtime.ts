@@ -23,7 +23,9 @@ import type { ControlSurface, RuntimeStatus, ScenarioInput } from './control/sur
 import { EventHub } from './control/events.js';
 import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
-import { checkOptions } from './options.js';
+import { checkOptions, OptionError, REPLAY_TARGET_PREFIX } from './options.js';
+import { Recorder, RecordingOpenError } from './recording/recorder.js';
+import type { ReplaySettings } from './replay/dealer.js';
 import { ADMIN_LISTENER, listenNamed, PROXY_LISTENER } from './listen-errors.js';
 import { Fleet, memoryStateStatus, stateUrlOf } from './state/fleet.js';
 import type { StateStatus } from './state/store.js';
@@ -43,8 +45,14 @@ export interface MockDealerSettings {
 }
 
 export interface RuntimeOptions {
-  /** The dealer to stand in front of; without one, the embedded mock dealer is started. */
+  /** The dealer to stand in front of (or replay:FILE, a dealer answering from a recording); without one, the embedded mock dealer is started. */
   target?: string;
+  /** How a `replay:FILE` target replays its recording. */
+  replay?: ReplaySettings;
+  /** Append every exchange with the dealer, and its card, to this recording (JSONL). */
+  record?: string;
+  /** The recording file's size limit (default 100 MiB); recording stops, with one message, when it is reached. */
+  recordMaxBytes?: number;
   /** Proxy port (default 8080; 0 picks a free one). */
   port?: number;
   host?: string;
@@ -192,6 +200,31 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       cleanups.push(() => mock!.close());
       target = mock.url;
     }
+    let replayFile: string | undefined;
+    let replay: { close(): Promise<void> } | undefined;
+    if (target.startsWith(REPLAY_TARGET_PREFIX)) {
+      replayFile = target.slice(REPLAY_TARGET_PREFIX.length);
+      // Loaded on use: a live run never pays for the replay's modules.
+      const { startReplayDealer } = await import('./replay/dealer.js');
+      const started = await startReplayDealer({ ...opts.replay, file: replayFile, port: 0, host: '127.0.0.1', timeouts, log, secretHeaders: opts.redactHeaders });
+      replay = started;
+      cleanups.push(() => started.close());
+      target = started.url;
+      log(`replaying ${replayFile}: ${started.recording.exchanges.length} exchanges${started.recording.card ? ' and the agent card' : ', no agent card'}`);
+    }
+    let recorder: Recorder | undefined;
+    if (opts.record !== undefined) {
+      try {
+        // A full recording must be noticed: without a log (the library), it becomes a process warning.
+        const tell = opts.log ?? ((line: string) => process.emitWarning(`aap-chaos: ${line}`));
+        recorder = Recorder.open({ file: opts.record, maxBytes: opts.recordMaxBytes, target, log: tell, secretHeaders: opts.redactHeaders });
+      } catch (err) {
+        if (err instanceof RecordingOpenError) throw new OptionError(`--record: ${err.message}`);
+        throw err;
+      }
+      const opened = recorder;
+      cleanups.push(() => opened.close());
+    }
 
     const proxy = new ChaosProxy({
       target,
@@ -211,6 +244,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       tls: opts.dealerTls,
       replica: fleet?.replica ?? opts.replicaId,
       clientKeySecret: fleet?.clientKeySecret,
+      recorder,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
@@ -281,7 +315,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
           version: VERSION,
           uptime_s: Math.round((Date.now() - startedAt) / 1000),
           url,
-          target: target!,
+          // A replay names its recording, not the loopback port its dealer happens to listen on.
+          target: replayFile !== undefined ? `${REPLAY_TARGET_PREFIX}${replayFile}` : target!,
           mock_dealer: mock !== undefined,
           profile: proxy.profile.profile,
           profile_origin: proxy.profile.origin,
@@ -303,7 +338,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     const admin: AdminServer = await listenNamed(ADMIN_LISTENER, adminHost, adminPort, () => startAdminServer(surface, { host: adminHost, port: adminPort, token: adminToken, timeouts }));
     cleanups.push(() => admin.close());
 
-    log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : target}`);
+    log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : replayFile !== undefined ? `dealer replayed from ${replayFile} at ${target}` : target}`);
     if (proxy.profile.origin === 'default' && proxy.profile.fallbackReason)
       log(`profile ${proxy.profile.profile} (the default): ${proxy.profile.fallbackReason}; it changes when a card naming the AAP extension is seen`);
     log(`admin API on ${admin.url}${adminToken ? ' (token required)' : ''}`);
@@ -311,6 +346,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     log(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${ruleCount(engine)} rules)` : 'no scenario: every request is forwarded untouched');
     if (opts.journalFile) log(`journal appended to ${opts.journalFile}`);
     if (opts.dryRun) log('dry run: faults are journaled, never applied');
+    if (recorder) log(`recording exchanges to ${recorder.file} (at most ${recorder.maxBytes} bytes)`);
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
@@ -321,6 +357,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         await hub.close();
         await admin.close();
         await mock?.close();
+        await recorder?.close();
+        await replay?.close();
         await journal.close();
         await fleet?.close();
       })());

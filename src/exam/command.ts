@@ -21,7 +21,8 @@ AAP_CHAOS_ADMIN_URL and AAP_CHAOS_SEED are set too.
 
   --scenarios LIST     built-in names and scenario files, comma-separated (default: the buyer battery)
   --all                every built-in scenario
-  --target URL         the dealer to stand in front of (default: an embedded mock dealer per run)
+  --target URL         the dealer to stand in front of, or replay:FILE to answer from a recording
+                       (default: an embedded mock dealer per run)
   --timeout DURATION   how long one buyer run may take, then its process group is stopped (default 60s)
   --seeds N            run each scenario under N seeds; verdicts that differ are FLAKY (default 1)
   --seed N             the first seed (default: the scenario's own, else 1)
@@ -89,7 +90,7 @@ export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; j
   if (values.help) return 'help';
   if (command.length === 0) throw new UsageError('no buyer command: put it after "--", e.g. aap-chaos exam -- python3 buyer.py');
   if (values.all && values.scenarios !== undefined) throw new UsageError('--all and --scenarios exclude each other');
-  if (values.target !== undefined && !/^https?:\/\/[^/]/.test(values.target)) throw new UsageError(`--target: "${values.target}" is not an http:// or https:// URL`);
+  if (values.target !== undefined && !/^(https?:\/\/[^/]|replay:.)/.test(values.target)) throw new UsageError(`--target: "${values.target}" is not an http:// or https:// URL, nor replay:FILE`);
   if (values.profile !== undefined && !['auto', '1.3', '2.0'].includes(values.profile)) throw new UsageError(`--profile: "${values.profile}" is not one of auto, 1.3, 2.0`);
   let seed: number | undefined;
   if (values.seed !== undefined) {

@@ -20,6 +20,8 @@ export interface MockDealerOptions {
   extensionUri?: string;
   /** Serve SendStreamingMessage as a task stream; default false. */
   streaming?: boolean;
+  /** Milliseconds between the events of a task stream (default FRAME_GAP_MS); a test of stream timing wants them wide. */
+  streamGapMs?: number;
   /** JSON inventory to serve instead of the generated one. */
   inventoryFile?: string;
   /** Seed of the generated inventory (ignored with inventoryFile). */
@@ -47,6 +49,7 @@ export function createMockDealer(opts: MockDealerOptions = {}): MockDealer {
     profile,
     extensionUri,
     streaming,
+    streamGapMs: opts.streamGapMs,
     skillContext: { inventory, leads: new LeadStore(), now: opts.now ?? (() => new Date()) },
     tasks: new TaskStore(),
   };

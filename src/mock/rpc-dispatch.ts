@@ -18,6 +18,7 @@ export interface RpcSettings {
   profile: Profile;
   extensionUri: string;
   streaming: boolean;
+  streamGapMs?: number;
   skillContext: SkillContext;
   tasks: TaskStore;
 }
@@ -116,7 +117,7 @@ async function dispatchMethod(settings: RpcSettings, request: ClassifiedRequest,
       if (!result.ok) return reply(result.envelope);
       const { events, finished } = taskStreamEvents(result.skill, result.message);
       settings.tasks.save(finished, caller);
-      return writeEventStream(res, id, events, headers);
+      return writeEventStream(res, id, events, headers, settings.streamGapMs);
     }
     case 'GetTask':
     case 'CancelTask':

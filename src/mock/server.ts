@@ -1,5 +1,5 @@
 /** Runs a mock dealer on its own HTTP server (`aap-chaos mock`, tests, and the default upstream). */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMockDealer, type MockDealer, type MockDealerOptions } from './dealer.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from '../proxy/listener-limits.js';
@@ -12,9 +12,15 @@ export interface RunningMockDealer {
   close(): Promise<void>;
 }
 
-export async function startMockDealer(opts: MockDealerOptions & { port?: number; host?: string; timeouts?: ListenerTimeouts } = {}): Promise<RunningMockDealer> {
-  const dealer = createMockDealer(opts);
-  const server = createServer(listenerOptions(opts.timeouts), (req, res) => dealer.handle(req, res));
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves a dealer's request handler (the mock's, a replay's) under the listener limits, once it listens. */
+export async function serveDealer(handle: (req: IncomingMessage, res: ServerResponse) => void, opts: { port?: number; host?: string; timeouts?: ListenerTimeouts } = {}): Promise<RunningServer> {
+  const server = createServer(listenerOptions(opts.timeouts), handle);
   server.on('clientError', answerClientError);
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -29,7 +35,6 @@ export async function startMockDealer(opts: MockDealerOptions & { port?: number;
   return {
     url: `http://${urlHost}:${port}`,
     port,
-    dealer,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
@@ -37,4 +42,10 @@ export async function startMockDealer(opts: MockDealerOptions & { port?: number;
         server.closeAllConnections();
       }),
   };
+}
+
+export async function startMockDealer(opts: MockDealerOptions & { port?: number; host?: string; timeouts?: ListenerTimeouts } = {}): Promise<RunningMockDealer> {
+  const dealer = createMockDealer(opts);
+  const server = await serveDealer((req, res) => dealer.handle(req, res), opts);
+  return { ...server, dealer };
 }

@@ -250,3 +250,38 @@ export function summarizeError(error: JsonRpcError): ErrorSummary {
 export function buildRequestRefused(reason: string): JsonRpcErrorResponse {
   return buildA2aError('INVALID_REQUEST', null, { message: `aap-chaos refused the request: ${reason}`, metadata: { source: 'aap-chaos' } });
 }
+
+/** What a replayed dealer could not find, and the recorded request closest to it. */
+export interface ReplayMiss {
+  method: string;
+  skill?: string;
+  /** The canonical hash of the request's DataPart (or params) that matched no recorded one. */
+  hash: string;
+  nearest?: { exchange: number; method: string; skill?: string; differsAt: string[] };
+}
+
+/**
+ * A replayed dealer's answer to a request it has no recording of: INTERNAL_ERROR (the dealer
+ * cannot answer), not retryable (the same request finds the same nothing), naming the request
+ * and the nearest recorded one so the buyer's developer sees what to record or ignore.
+ */
+export function buildReplayMiss(profile: Profile, id: JsonRpcId, miss: ReplayMiss): JsonRpcErrorResponse {
+  const what = `${miss.method}${miss.skill ? ` ${miss.skill}` : ''}`;
+  const near = miss.nearest;
+  const nearest = near
+    ? `nearest recorded request: exchange ${near.exchange} (${near.method}${near.skill ? ` ${near.skill}` : ''})${near.differsAt.length ? `, which differs at ${near.differsAt.slice(0, 3).join(', ')}${near.differsAt.length > 3 ? ` and ${near.differsAt.length - 3} more` : ''}` : ''}`
+    : 'no recorded request has this method';
+  return buildAapError(profile, 'INTERNAL_ERROR', id, {
+    message: `aap-chaos replay: no recorded reply for ${what} with this DataPart (hash ${miss.hash}); ${nearest}`,
+    retryable: false,
+    details: {
+      source: 'aap-chaos',
+      replay_miss: {
+        method: miss.method,
+        ...(miss.skill ? { skill: miss.skill } : {}),
+        hash: miss.hash,
+        nearest: near ? { exchange: near.exchange, method: near.method, ...(near.skill ? { skill: near.skill } : {}), differs_at: near.differsAt.slice(0, 20) } : null,
+      },
+    },
+  });
+}

@@ -16,6 +16,7 @@ import type { CardHistory } from '../effects/card.js';
 import type { ReplyPlan, StepContext } from '../effects/reply-plan.js';
 import { PASS_THROUGH, type Decider, type Decision } from '../engine/decision.js';
 import type { RequestObserver } from '../journal/entry.js';
+import type { Recorder, ReplyTap } from '../recording/recorder.js';
 import type { Forwarder, UpstreamResponse } from './forward.js';
 import { describeUpstreamError, endToEndHeaders } from './forward.js';
 import type { ProfileTracker } from './profile.js';
@@ -37,6 +38,8 @@ export interface ProxyContext {
   readonly dryRun: boolean;
   readonly observers: readonly RequestObserver[];
   readonly settings: RequestSettings;
+  /** With --record: keeps the dealer's replies (undefined costs the request path nothing). */
+  readonly recorder: Recorder | undefined;
   /** Who the journal line is attributed to, and how that was derived. */
   clientOf(decider: Decider | undefined, request: ClassifiedRequest): { client: string; clientKey: string };
   /** Called when a reply is out, so a closing server lets the connection go at once. */
@@ -119,6 +122,11 @@ export class Exchange {
     headers['x-forwarded-proto'] ??= 'http';
     if (Buffer.isBuffer(request.body)) delete headers['content-length'];
     return headers;
+  }
+
+  /** With --record, a tap that keeps the dealer's reply to this request as it streams by. */
+  tapFor(status: number, headers: Record<string, string | string[]>): ReplyTap | undefined {
+    return this.proxy.recorder?.tap(this.request, status, headers, this.t0);
   }
 
   /** With --check-dealer, a bounded copy of a reply the conformance rules look at. */

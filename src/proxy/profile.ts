@@ -40,6 +40,8 @@ export class ProfileTracker {
   /** What the dealer's card declared last, if one was seen. */
   private cardUri: string | undefined;
   private cardProfile: Profile | undefined;
+  /** Told of every card the dealer serves, as read (the recorder keeps it). */
+  onCard: ((card: unknown) => void) | undefined;
 
   constructor(
     private readonly forwarder: Forwarder,
@@ -117,6 +119,7 @@ export class ProfileTracker {
   }
 
   observeCard(card: unknown): void {
+    this.onCard?.(card);
     const ext = findAapExtension(card);
     if (!ext) return;
     this.fallbackReason = undefined;

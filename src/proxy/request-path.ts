@@ -28,6 +28,7 @@ import { dealerViolations } from './dealer-check.js';
 import { RULE_HEADER } from './marker-headers.js';
 import { changesLength, injectedSteps, runJsonSteps, runStreamSteps } from './reply-steps.js';
 import { Exchange, type ProxyContext } from './exchange.js';
+import type { ReplyTap } from '../recording/recorder.js';
 
 export async function handleRequest(proxy: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const x = new Exchange(proxy, req, res);
@@ -94,6 +95,7 @@ function passThrough(x: Exchange): Promise<void> {
   const upstreamStart = performance.now();
   return new Promise<void>((resolve) => {
     let watch: DealerReplyWatch | undefined;
+    let tap: ReplyTap | undefined;
     forwarder.dispatch(
       { path: forwarder.upstreamPath(request.url), method: request.httpMethod, headers: x.upstreamHeaders(), body: x.body.forward },
       (abort) => buyer.onGone(abort),
@@ -106,18 +108,21 @@ function passThrough(x: Exchange): Promise<void> {
           const ct = headers['content-type'];
           // A JSON reply may be the dealer's own error, which the journal names.
           watch = new DealerReplyWatch(head.statusCode, typeof ct === 'string' ? ct : '', request.kind === 'jsonrpc');
+          tap = x.tapFor(head.statusCode, headers);
           res.writeHead(head.statusCode, headers);
           if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
         },
         onData: (chunk) => {
           outcome.dealerCopy?.push(chunk);
           watch?.push(chunk);
+          tap?.push(chunk);
           return res.write(chunk);
         },
         onDrain: (resume) => res.once('drain', resume),
         onEnd: () => {
           res.end();
           watch?.finish(outcome);
+          tap?.end();
           resolve();
         },
         onError: (err) => {
@@ -149,11 +154,14 @@ async function forward(x: Exchange): Promise<void> {
   const copy = (outcome.dealerCopy = x.dealerCopyFor(up.statusCode, up.headers));
   const headers = endToEndHeaders(up.headers);
   const contentType = String(headers['content-type'] ?? '');
+  // The dealer's own reply is what is recorded, before any effect changes it.
+  const tap = isCard ? undefined : x.tapFor(up.statusCode, headers);
 
   const wantsJson = isCard || plan.json.length > 0;
   if (wantsJson && contentType.includes('json')) {
     const raw = Buffer.concat(await collect(up.body as AsyncIterable<Buffer>));
     copy?.push(raw);
+    tap?.push(raw);
     let bytes: Buffer = raw;
     try {
       let json = JSON.parse(raw.toString('utf8')) as unknown;
@@ -180,12 +188,14 @@ async function forward(x: Exchange): Promise<void> {
     outcome.status = status;
     headers['content-length'] = String(bytes.length);
     await x.sendWhole(status, headers, bytes);
+    tap?.end();
     return;
   }
   if (wantsJson) outcome.notes.push(`reply not changed: content-type "${contentType}" is not JSON`);
 
   let stream: Readable = up.body;
   if (copy) stream.on('data', (chunk: Buffer) => copy.push(chunk));
+  if (tap) stream.on('data', (chunk: Buffer) => tap.push(chunk));
   stream = runStreamSteps(stream, plan.stream, contentType, x.stepContext(), outcome.notes);
   if (changesLength(plan.stream)) delete headers['content-length']; // events may be cut or replaced
   res.writeHead(up.statusCode, headers);
@@ -196,6 +206,8 @@ async function forward(x: Exchange): Promise<void> {
   if (watch) stream.on('data', (chunk: Buffer) => watch.push(chunk));
   await piped;
   watch?.finish(outcome);
+  // A reply cut short (the dealer or the buyer went away) is not what the dealer answers.
+  if (!outcome.lost) tap?.end();
 }
 
 type Answer<T extends TerminalAction['type']> = (x: Exchange, action: Extract<TerminalAction, { type: T }>) => Promise<void>;

@@ -20,6 +20,7 @@ import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { SOURCE_HEADER } from './marker-headers.js';
 import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
+import type { Recorder } from '../recording/recorder.js';
 
 const IP_SOURCE: ClientKeySource = clientKeySource(undefined);
 
@@ -63,6 +64,8 @@ export interface ProxyOptions {
   timeouts?: ListenerTimeouts;
   /** TLS trust for an https:// dealer (--ca, --insecure). */
   tls?: DealerTls;
+  /** Keeps every exchange with the dealer, and its card, in a recording (--record). */
+  recorder?: Recorder;
 }
 
 export class ChaosProxy implements ProxyContext {
@@ -76,6 +79,7 @@ export class ChaosProxy implements ProxyContext {
   readonly cardHistory = new CardHistory();
   dryRun: boolean;
   readonly settings: RequestSettings;
+  readonly recorder: Recorder | undefined;
   private readonly opts: ProxyOptions;
   /** The client key the options fixed; undefined lets the scenario's rules decide. */
   private readonly fixedClientKey: ClientKeySource | undefined;
@@ -99,6 +103,8 @@ export class ChaosProxy implements ProxyContext {
     this.clientKeys = new ClientKeyHasher(opts.clientKeySecret);
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, streamIdleTimeoutMs: opts.streamIdleTimeoutMs, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
+    this.recorder = opts.recorder;
+    if (this.recorder) this.profile.onCard = (card) => this.recorder!.card(card);
     this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;
     this.server = http.createServer({ keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
       handleRequest(this, req, res).catch((err) => this.failSafe(res, err));

@@ -24,6 +24,7 @@ export async function startFleetCommand(
     opts.replicaId = workerReplicaId();
     // Processes must not append to one file: each worker keeps its own, merged by `aap-chaos report`.
     if (opts.journalFile !== undefined) opts.journalFile = workerJournalFile(opts.journalFile, workerIndex() ?? 1);
+    if (opts.record !== undefined) opts.record = workerJournalFile(opts.record, workerIndex() ?? 1);
     // N workers would print the same start-up lines N times.
     if ((workerIndex() ?? 1) > 1) opts.log = () => {};
     return 'replica';

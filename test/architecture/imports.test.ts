@@ -103,11 +103,12 @@ t.test('no import cycle in src/', async (t) => {
 
 /**
  * The layers of the request path, lowest first: a file may import its own layer and the ones
- * below, never one above. The journal line is a data format the engine and the proxy write. The
+ * below, never one above. The journal line is a data format the engine and the proxy write; the
+ * recording (recording/) is one the proxy writes and a replay reads. The
  * shared rule state (state/, fleet mode) is the engine's peer: the engine walks its stateful rules
  * through it, and it never reaches the proxy or the control surface.
  */
-const LAYERS = [['protocol'], ['scenario'], ['journal'], ['effects'], ['engine', 'state'], ['proxy'], ['control']];
+const LAYERS = [['protocol'], ['scenario'], ['journal', 'recording'], ['effects'], ['engine', 'state'], ['proxy'], ['control']];
 const layerOf = (file: string): number => LAYERS.findIndex((names) => names.includes(rel(file).split(path.sep)[0]!));
 
 t.test('imports point down the layers', async (t) => {

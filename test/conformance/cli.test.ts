@@ -1,28 +1,16 @@
 // The two conformance entry points as a user meets them: the built CLI in a child process.
 import t from 'tap';
 import { spawn } from 'node:child_process';
+import { BIN, cli } from '../helpers/cli-run.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startMockDealer } from '../../src/mock/index.js';
 import { request, skillRequest } from '../helpers/servers.js';
 import { startBrokenDealer } from './broken-dealer.js';
 
-const BIN = fileURLToPath(new URL('../../bin/aap-chaos.js', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-conformance-cli-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 t.test('aap-chaos check: 0 for the mock, 1 for the broken dealer, JUnit and JSON on request', async (t) => {
   const mock = await startMockDealer({ profile: '2.0', port: 0 });

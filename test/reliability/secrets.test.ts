@@ -1,5 +1,5 @@
-// Credentials and lead personal data never reach a sink: the journal file, /journal, /events,
-// /report, /metrics and the log lines. A client key read from a secret header is stored hashed.
+// Credentials and lead personal data never reach a sink: the journal file, the recording
+// (--record), /journal, /events, /report, /metrics and the log lines. A client key read from a secret header is stored hashed.
 import t from 'tap';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -13,13 +13,16 @@ const SECRETS = ['Bearer-secret-one', 'session=secret-two', 'secret-three-key', 
 const PERSONAL = ['pii-person@example.com', '+15550001111', 'Jane Secretname'];
 
 t.test('no secret and no personal data in any sink', async (t) => {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'aap-chaos-secrets-')), 'journal.jsonl');
+  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-secrets-'));
+  const file = path.join(dir, 'journal.jsonl');
+  const recording = path.join(dir, 'recording.jsonl');
   const logs: string[] = [];
   const rt = await startRuntime({
     port: 0,
     adminPort: 0,
     env: {},
     journalFile: file,
+    record: recording,
     clientKey: 'header:x-dealer-secret',
     redactHeaders: ['X-Dealer-Secret'],
     scenario: 'rules:\n  - { id: keyed, key: "header:x-api-key", match: { skill: inventory.search }, rate_limit: { limit: 1, window_ms: 60000 } }\n',
@@ -47,8 +50,10 @@ t.test('no secret and no personal data in any sink', async (t) => {
   };
   await rt.close();
   sinks['journal file'] = readFileSync(file, 'utf8');
+  sinks['recording file'] = readFileSync(recording, 'utf8');
   sinks.logs = logs.join('\n');
   t.equal(sinks['journal file']!.trim().split('\n').length, 4, 'all four requests were journaled');
+  t.equal(sinks['recording file']!.split('\n').filter((l) => l.includes('"type":"exchange"')).length, 3, 'the dealer\'s answers were recorded (the rate-limited one never reached it)');
   for (const [sink, text] of Object.entries(sinks)) {
     for (const secret of [...SECRETS, ...PERSONAL]) t.notOk(text.includes(secret), `${sink} does not contain "${secret}"`);
   }
