@@ -4,6 +4,7 @@
  * options here, so a value is accepted or refused the same way wherever it is given, and the
  * refusal is one line naming the flag (or option) and the value.
  */
+import { displayUrl } from './state/display-url.js';
 
 /** A value that cannot be used; the message names the flag or option and the value. */
 export class OptionError extends Error {
@@ -20,6 +21,8 @@ interface OptionSpec {
   flag: string;
   /** Turns a given value into the option's value, or throws a problem phrase (see `invalid`). */
   parse: Parse;
+  /** How a refused value is quoted, when it may hold a secret (a Redis URL's password). */
+  shown?: (value: string) => string;
 }
 
 /** Thrown by parsers: what is wrong, without saying where (the caller adds the flag or option). */
@@ -132,7 +135,7 @@ export const RUN_OPTIONS = {
   headerTimeoutMs: { flag: 'header-timeout', parse: parseDurationMs },
   bodyTimeoutMs: { flag: 'body-timeout', parse: parseDurationMs },
   maxBodyBytes: { flag: 'max-body', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1') },
-  state: { flag: 'state', parse: stateStore },
+  state: { flag: 'state', parse: stateStore, shown: displayUrl },
   replicaId: { flag: 'replica-id', parse: replicaId },
   workers: { flag: 'workers', parse: wholeNumber(1, 256, 'a number of workers from 1 to 256') },
   eventsBufferBytes: { flag: 'events-buffer-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
@@ -168,7 +171,8 @@ export function checkOption(spec: OptionSpec, name: string, value: unknown, orig
   try {
     return spec.parse(value);
   } catch (e) {
-    if (e instanceof Invalid) throw new OptionError(`${label(spec, name, origin)}: ${describeValue(value)} ${e.problem}`);
+    const quoted = spec.shown && typeof value === 'string' ? JSON.stringify(spec.shown(value)) : describeValue(value);
+    if (e instanceof Invalid) throw new OptionError(`${label(spec, name, origin)}: ${quoted} ${e.problem}`);
     throw e;
   }
 }
