@@ -115,6 +115,8 @@ export async function startAdminServer(surface: ControlSurface, opts: AdminServe
     if (path !== '/events') return refuseUpgrade(socket, 404, `no WebSocket at ${path}; live events are at /events`);
     if (opts.token && !bearerTokenMatches(eventsAuthorization(req.headers.authorization, req.headers['sec-websocket-protocol']), opts.token))
       return refuseUpgrade(socket, 401, UNAUTHORIZED);
+    const full = surface.hub.refusal();
+    if (full) return refuseUpgrade(socket, 503, full);
     surface.hub.accept(req, socket, head);
   });
   await new Promise<void>((resolve, reject) => {
