@@ -110,12 +110,26 @@ function replicaId(value: unknown): string {
   return typeof value === 'string' && /^[\x21-\x7e]{1,64}$/.test(value) ? value : invalid('is not a replica id (1-64 printable characters, no spaces)');
 }
 
+/** A host name, an IPv4 address, a bracketed IPv6 address, or `*.` and a domain (its subdomains). */
+const HOST_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$/i;
+
+/** One or more host names (repeated, or comma-separated), lower case. */
+function hostNames(value: unknown): string[] {
+  const given = Array.isArray(value) ? value : [value];
+  if (!given.every((v) => typeof v === 'string')) return invalid('is not a host name');
+  const names = (given as string[]).flatMap((v) => v.split(',')).map((n) => n.trim().toLowerCase());
+  const bad = names.find((n) => !HOST_NAME.test(n));
+  if (bad !== undefined) return invalid(`holds "${bad}", which is not a host name (e.g. dealer-proxy.internal, *.staging.example, 10.0.0.5)`);
+  return names;
+}
+
 const port = wholeNumber(0, 65_535, 'a port number (0-65535; 0 picks a free port)');
 
 export const RUN_OPTIONS = {
   target: { flag: 'target', parse: httpUrl },
   port: { flag: 'port', parse: port },
   host: { flag: 'host', parse: text },
+  allowHosts: { flag: 'allow-host', parse: hostNames },
   adminPort: { flag: 'admin-port', parse: port },
   adminHost: { flag: 'admin-host', parse: text },
   adminToken: { flag: 'admin-token', parse: text },
