@@ -94,6 +94,7 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     target: argv.target,
     port: argv.port,
     host: argv.host,
+    allowHosts: argv.allowHost,
     adminPort: argv.adminPort,
     adminHost: argv.adminHost,
     adminToken: argv.adminToken,
@@ -206,6 +207,7 @@ async function main(): Promise<void> {
           .option('target', { type: 'string', describe: 'dealer agent base URL, or replay:FILE (a dealer answering from a recording); without it the embedded mock dealer is used' })
           .option('port', { type: 'string', nargs: 1, default: '8080', describe: 'proxy port (0 = any free port)' })
           .option('host', { type: 'string', default: '127.0.0.1', describe: 'proxy address' })
+          .option('allow-host', { type: 'string', array: true, describe: 'a Host name the proxy answers to besides loopback names when it listens on loopback (*.NAME for subdomains); repeatable' })
           .option('scenario', { alias: 's', type: 'string', describe: 'scenario file, or the name of a built-in scenario' })
           .option('watch', { type: 'boolean', default: false, describe: 'reload the scenario file when it changes' })
           .option('seed', { type: 'string', nargs: 1, describe: 'seed for every random choice, 0-4294967295 (overrides the scenario)' })
@@ -377,7 +379,7 @@ async function main(): Promise<void> {
 }
 
 /** Options and positionals that are lists; any other repeated flag keeps its last value. */
-const LIST_ARGUMENTS = new Set(['_', 'files', 'journals', 'args', 'redact-header', 'redactHeader', 'ignore']);
+const LIST_ARGUMENTS = new Set(['_', 'files', 'journals', 'args', 'redact-header', 'redactHeader', 'ignore', 'allow-host', 'allowHost']);
 function lastValueOfRepeatedFlags(argv: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(argv)) if (Array.isArray(value) && !LIST_ARGUMENTS.has(key)) argv[key] = value.at(-1);
 }

@@ -4,6 +4,7 @@
  * options here, so a value is accepted or refused the same way wherever it is given, and the
  * refusal is one line naming the flag (or option) and the value.
  */
+import { displayUrl } from './state/display-url.js';
 
 /** A value that cannot be used; the message names the flag or option and the value. */
 export class OptionError extends Error {
@@ -20,6 +21,8 @@ interface OptionSpec {
   flag: string;
   /** Turns a given value into the option's value, or throws a problem phrase (see `invalid`). */
   parse: Parse;
+  /** How a refused value is quoted, when it may hold a secret (a Redis URL's password). */
+  shown?: (value: string) => string;
 }
 
 /** Thrown by parsers: what is wrong, without saying where (the caller adds the flag or option). */
@@ -130,12 +133,26 @@ function replicaId(value: unknown): string {
   return typeof value === 'string' && /^[\x21-\x7e]{1,64}$/.test(value) ? value : invalid('is not a replica id (1-64 printable characters, no spaces)');
 }
 
+/** A host name, an IPv4 address, a bracketed IPv6 address, or `*.` and a domain (its subdomains). */
+const HOST_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$/i;
+
+/** One or more host names (repeated, or comma-separated), lower case. */
+function hostNames(value: unknown): string[] {
+  const given = Array.isArray(value) ? value : [value];
+  if (!given.every((v) => typeof v === 'string')) return invalid('is not a host name');
+  const names = (given as string[]).flatMap((v) => v.split(',')).map((n) => n.trim().toLowerCase());
+  const bad = names.find((n) => !HOST_NAME.test(n));
+  if (bad !== undefined) return invalid(`holds "${bad}", which is not a host name (e.g. dealer-proxy.internal, *.staging.example, 10.0.0.5)`);
+  return names;
+}
+
 const port = wholeNumber(0, 65_535, 'a port number (0-65535; 0 picks a free port)');
 
 export const RUN_OPTIONS = {
   target: { flag: 'target', parse: dealerTarget },
   port: { flag: 'port', parse: port },
   host: { flag: 'host', parse: text },
+  allowHosts: { flag: 'allow-host', parse: hostNames },
   adminPort: { flag: 'admin-port', parse: port },
   adminHost: { flag: 'admin-host', parse: text },
   adminToken: { flag: 'admin-token', parse: text },
@@ -156,7 +173,7 @@ export const RUN_OPTIONS = {
   headerTimeoutMs: { flag: 'header-timeout', parse: parseDurationMs },
   bodyTimeoutMs: { flag: 'body-timeout', parse: parseDurationMs },
   maxBodyBytes: { flag: 'max-body', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1') },
-  state: { flag: 'state', parse: stateStore },
+  state: { flag: 'state', parse: stateStore, shown: displayUrl },
   replicaId: { flag: 'replica-id', parse: replicaId },
   workers: { flag: 'workers', parse: wholeNumber(1, 256, 'a number of workers from 1 to 256') },
   record: { flag: 'record', parse: text },
@@ -202,7 +219,8 @@ export function checkOption(spec: OptionSpec, name: string, value: unknown, orig
   try {
     return spec.parse(value);
   } catch (e) {
-    if (e instanceof Invalid) throw new OptionError(`${label(spec, name, origin)}: ${describeValue(value)} ${e.problem}`);
+    const quoted = spec.shown && typeof value === 'string' ? JSON.stringify(spec.shown(value)) : describeValue(value);
+    if (e instanceof Invalid) throw new OptionError(`${label(spec, name, origin)}: ${quoted} ${e.problem}`);
     throw e;
   }
 }

@@ -56,6 +56,8 @@ export interface RuntimeOptions {
   /** Proxy port (default 8080; 0 picks a free one). */
   port?: number;
   host?: string;
+  /** Host names the proxy answers to besides loopback names when `host` is loopback (--allow-host; `*.NAME` for subdomains). */
+  allowHosts?: string[];
   /** Admin API port (default 8081; 0 picks a free one). */
   adminPort?: number;
   /** Admin API address (default 127.0.0.1); any other address needs a token. */
@@ -245,6 +247,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       replica: fleet?.replica ?? opts.replicaId,
       clientKeySecret: fleet?.clientKeySecret,
       recorder,
+      allowHosts: opts.allowHosts,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();

@@ -12,7 +12,7 @@
  * A page served by the admin listener itself (same origin) passes all three.
  */
 import type { IncomingMessage } from 'node:http';
-import { isLoopbackHost } from './auth.js';
+import { hostName, isLoopbackName } from '../proxy/host-names.js';
 
 /** Methods that change something; they need a content type no page can send cross-site. */
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -29,14 +29,6 @@ export interface Refusal {
   message: string;
 }
 
-/** The host name part of a Host header or an origin's host (`[::1]:8081` → `::1`). */
-function hostName(hostHeader: string): string {
-  const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') === -1 ? undefined : h.indexOf(']'));
-  const colon = h.lastIndexOf(':');
-  return colon === -1 ? h : h.slice(0, colon);
-}
-
 /** Bound to every interface: the machine's own names cannot be known, and a token is required there anyway. */
 function isWildcard(host: string): boolean {
   return host === '0.0.0.0' || host === '::' || host === '[::]';
@@ -45,7 +37,7 @@ function isWildcard(host: string): boolean {
 function hostAllowed(hostHeader: string | undefined, opts: AdminGuardOptions): boolean {
   if (!hostHeader) return false;
   const name = hostName(hostHeader);
-  if (isLoopbackHost(name) || name.endsWith('.localhost')) return true;
+  if (isLoopbackName(name)) return true;
   if (isWildcard(opts.host)) return true;
   return name === hostName(opts.host);
 }

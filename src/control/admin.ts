@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sessionRoutes, sessionQuery } from './session-routes.js';
 import type { ScenarioEngine } from '../engine/decision.js';
-import { ApiError, type Call, type ControlSurface, type Route, type ScenarioInput } from './surface.js';
+import { ApiError, decodePathSegment, type Call, type ControlSurface, type Route, type ScenarioInput } from './surface.js';
 import { listBuiltinScenarios } from '../scenario/builtin.js';
 import { StateStoreError } from '../state/redis-store.js';
 import { dashboardFileFor, serveDashboardFile } from '../dashboard/serve.js';
@@ -49,7 +49,7 @@ const routes: Route[] = [
     method: 'PATCH',
     path: /^\/rules\/([^/]+)$/,
     handle: async (s, { req, res, params }) => {
-      const id = decodeURIComponent(params[0]!);
+      const id = decodePathSegment(params[0]!, (raw) => `PATCH /rules/${raw}`);
       const body = await readJsonBody(req);
       const enabled = (body as { enabled?: unknown } | null)?.enabled;
       if (typeof enabled !== 'boolean') throw new ApiError(400, 'the body must be {"enabled": true} or {"enabled": false}');
@@ -115,6 +115,8 @@ export async function startAdminServer(surface: ControlSurface, opts: AdminServe
     if (path !== '/events') return refuseUpgrade(socket, 404, `no WebSocket at ${path}; live events are at /events`);
     if (opts.token && !bearerTokenMatches(eventsAuthorization(req.headers.authorization, req.headers['sec-websocket-protocol']), opts.token))
       return refuseUpgrade(socket, 401, UNAUTHORIZED);
+    const full = surface.hub.refusal();
+    if (full) return refuseUpgrade(socket, 503, full);
     surface.hub.accept(req, socket, head);
   });
   await new Promise<void>((resolve, reject) => {

@@ -3,17 +3,11 @@
  * every call must present it as `Authorization: Bearer <token>`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../proxy/host-names.js';
 
 export const ADMIN_TOKEN_ENV = 'AAP_CHAOS_ADMIN_TOKEN';
 
-/** True for addresses only this machine can reach. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1') return true;
-  if (h.startsWith('::ffff:')) return isLoopbackHost(h.slice('::ffff:'.length));
-  return isIP(h) === 4 && h.startsWith('127.');
-}
+export { isLoopbackHost } from '../proxy/host-names.js';
 
 /** Throws when the admin API would be reachable from other machines without a token. */
 export function assertAdminExposureAllowed(host: string, token: string | undefined): void {

@@ -60,14 +60,18 @@ export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> 
     err(verb && !(verb in VERBS) ? `unknown ctl command "${verb}"\n${CTL_USAGE}` : CTL_USAGE);
     return 2;
   }
+  // What the proxy sends back (journal lines, rule ids, errors) may quote a buyer: never let it
+  // drive the operator's terminal.
+  const out = (text: string) => opts.out(terminalSafe(text));
+  const safeErr = (text: string) => err(terminalSafe(text));
   const api = new AdminClient((opts.adminUrl ?? DEFAULT_ADMIN_URL).replace(/\/+$/, ''), opts.token ?? process.env[ADMIN_TOKEN_ENV]);
   try {
-    await VERBS[verb as Verb]({ api, arg: arg ?? '', flags: parsed.values, out: opts.out, signal: opts.signal });
+    await VERBS[verb as Verb]({ api, arg: arg ?? '', flags: parsed.values, out, signal: opts.signal });
     return 0;
   } catch (e) {
     if (!(e instanceof CtlError)) throw e;
-    err(`error: ${e.message}`);
-    for (const d of e.details) err(`  ${d}`);
+    safeErr(`error: ${e.message}`);
+    for (const d of e.details) safeErr(`  ${d}`);
     return 1;
   }
 }
@@ -230,7 +234,18 @@ class AdminClient {
   }
 }
 
-/** One readable line per request: time, method, skill, rule, effect, status, duration. */
+/**
+ * Control characters (C0 but line breaks, DEL, C1) and the Unicode marks that reorder text, as
+ * visible `\u001b` escapes: a buyer's method or path cannot move the cursor, retitle the window or
+ * hide text on the operator's terminal. JSON text stays valid JSON (the escapes are JSON's own).
+ */
+export function terminalSafe(text: string, keepLineBreaks = true): string {
+  return text.replace(keepLineBreaks ? UNSAFE_KEEPING_LINES : UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_KEEPING_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** One readable line per request: time, method, skill, rule, effect, status, duration; always one line. */
 export function eventLine(message: JournalEntry | DroppedNotice): string {
   if ('type' in message && message.type === 'dropped') return `… ${message.count} events missed: this reader fell behind`;
   const e = message as JournalEntry;
@@ -243,7 +258,7 @@ export function eventLine(message: JournalEntry | DroppedNotice): string {
     e.status === 0 ? 'no reply' : String(e.status),
     `${Math.round(e.duration_ms)} ms`,
   ];
-  return cols.join('  ');
+  return terminalSafe(cols.join('  '), false);
 }
 
 function ruleLine(r: RuleStatus): string {

@@ -2,6 +2,10 @@
  * `GET /events`: every journal line, live, to each WebSocket client. Sending never waits for a
  * client: one that reads too slowly has its messages dropped past a bounded buffer, and once it
  * has caught up it is told how many it missed with `{"type":"dropped","count":N}`.
+ *
+ * The stream goes one way, so what a client may send is small and bounded (control frames), the
+ * number of clients is capped, and a client that stops answering pings is cut: a dead peer does
+ * not hold a socket and its buffer for ever.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -9,11 +13,26 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { JournalEntry } from '../journal/entry.js';
 import { journalJson } from '../journal/line.js';
 import type { RequestObserver } from '../journal/entry.js';
+import { EVENTS_PROTOCOL } from './auth.js';
 
 /** Bytes a client may have waiting before its messages are dropped. */
 export const DEFAULT_EVENTS_BUFFER_BYTES = 1024 * 1024;
 /** How long a client gets to answer the close handshake at shutdown. */
 const CLOSE_GRACE_MS = 1_000;
+/** Clients at once; one more is refused with 503 (docs/reliability.md). */
+export const DEFAULT_MAX_EVENT_CLIENTS = 64;
+/** A ping this often; a client that has not answered the previous one by then is cut. */
+export const DEFAULT_EVENTS_HEARTBEAT_MS = 30_000;
+/**
+ * Largest frame a client may send. Clients send nothing but control frames (ping, pong, close:
+ * at most 125 bytes each); the library's default would buffer up to 100 MiB of a message.
+ */
+const MAX_CLIENT_FRAME_BYTES = 1024;
+
+export interface EventHubLimits {
+  maxClients?: number;
+  heartbeatMs?: number;
+}
 
 export interface DroppedNotice {
   type: 'dropped';
@@ -25,33 +44,68 @@ interface Client {
   /** The upgraded connection under `socket`: corked while one turn's messages are queued on it. */
   connection: Duplex;
   missed: number;
+  /** Whether the client answered the last ping. */
+  alive: boolean;
 }
 
 export class EventHub implements RequestObserver {
-  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: MAX_CLIENT_FRAME_BYTES,
+    // Only ever the events protocol: a token offered as a subprotocol (before it, or alone) is never echoed back.
+    handleProtocols: (offered) => (offered.has(EVENTS_PROTOCOL) ? EVENTS_PROTOCOL : false),
+  });
   private readonly clients = new Set<Client>();
   /** Messages dropped for slow clients since start. */
   dropped = 0;
   /** Connections corked until the end of this turn (see corkUntilNextTurn). */
   private corked: Duplex[] = [];
 
+  private readonly maxClients: number;
+  private readonly heartbeat: NodeJS.Timeout;
+
   constructor(
     private readonly bufferCap: number = DEFAULT_EVENTS_BUFFER_BYTES,
     private readonly onDropped: (count: number) => void = () => {},
-  ) {}
+    limits: EventHubLimits = {},
+  ) {
+    this.maxClients = limits.maxClients ?? DEFAULT_MAX_EVENT_CLIENTS;
+    this.heartbeat = setInterval(() => this.checkAlive(), limits.heartbeatMs ?? DEFAULT_EVENTS_HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
 
   get clientCount(): number {
     return this.clients.size;
   }
 
-  /** Completes an upgrade the admin server has already authorised. */
+  /** Why one more client cannot be taken now, or undefined (the admin server answers 503 with it). */
+  refusal(): string | undefined {
+    if (this.clients.size < this.maxClients) return undefined;
+    return `${this.maxClients} /events clients are connected, the most this instance serves; close one, or read the journal with GET /journal`;
+  }
+
+  /** Completes an upgrade the admin server has already authorised (and checked `refusal()` for). */
   accept(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const client: Client = { socket: ws, connection: socket, missed: 0 };
+      const client: Client = { socket: ws, connection: socket, missed: 0, alive: true };
       this.clients.add(client);
       ws.on('close', () => this.clients.delete(client));
       ws.on('error', () => ws.terminate());
+      ws.on('pong', () => (client.alive = true));
     });
+  }
+
+  /** Cuts each client that did not answer the previous ping, and pings the others. */
+  private checkAlive(): void {
+    for (const client of this.clients) {
+      if (!client.alive) {
+        client.socket.terminate();
+        continue;
+      }
+      client.alive = false;
+      client.socket.ping();
+    }
   }
 
   onRequestDone(entry: JournalEntry): void {
@@ -111,6 +165,7 @@ export class EventHub implements RequestObserver {
 
   /** Closes every client with a close frame; those that do not answer in time are cut. */
   async close(): Promise<void> {
+    clearInterval(this.heartbeat);
     const closing = [...this.clients].map(
       ({ socket }) =>
         new Promise<void>((resolve) => {

@@ -73,6 +73,18 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * One percent-encoded segment of a route's path (a rule id, a session id), decoded; bad encoding
+ * (`%zz`, a cut `%4`, bytes that are not UTF-8) is the caller's mistake: a 400 naming the path.
+ */
+export function decodePathSegment(segment: string, route: (raw: string) => string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ApiError(400, `${route(segment.slice(0, 40))}: bad percent-encoding (write a % as %25; each % is followed by two hex digits of UTF-8)`);
+  }
+}
+
 export interface Call {
   req: IncomingMessage;
   res: ServerResponse;

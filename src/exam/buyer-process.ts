@@ -1,7 +1,10 @@
 /**
  * Runs the buyer command once: in its own process group, with the proxy's addresses in its
  * environment, bounded by a timeout after which the whole group is stopped (SIGTERM, then SIGKILL
- * after a grace period), so a buyer that forks helpers never outlives the exam.
+ * after a grace period), so a buyer that forks helpers never outlives the exam. A helper that left
+ * the group (`setsid`) cannot be found, and may hold the buyer's output open: once the buyer has
+ * exited, its output is read for a moment more and then no longer waited for. An exam stopped by
+ * a signal stops every running buyer's group first (`stopRunningBuyers`).
  */
 import { spawn } from 'node:child_process';
 
@@ -9,6 +12,31 @@ import { spawn } from 'node:child_process';
 const KEEP_BYTES = 64 * 1024;
 /** Between SIGTERM and SIGKILL for a buyer past its timeout. */
 const KILL_GRACE_MS = 2_000;
+/** How long output is still read after the buyer exited, for a helper outside its group holding it open. */
+const OUTPUT_GRACE_MS = 1_000;
+
+/** Buyers running now, each with a way to stop its group: what a Ctrl-C on the exam must reach. */
+const running = new Map<number, { exited: Promise<void> }>();
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* the group is already gone */
+  }
+}
+
+/**
+ * Passes `signal` on to every running buyer's process group, then SIGKILLs what is left after the
+ * grace period (at once with `now`); resolves when every buyer has exited.
+ */
+export async function stopRunningBuyers(signal: NodeJS.Signals, now = false): Promise<void> {
+  const buyers = [...running];
+  for (const [pid] of buyers) signalGroup(pid, now ? 'SIGKILL' : signal);
+  const kill = setTimeout(() => buyers.forEach(([pid]) => signalGroup(pid, 'SIGKILL')), now ? 0 : KILL_GRACE_MS);
+  await Promise.all(buyers.map(([, b]) => b.exited));
+  clearTimeout(kill);
+}
 
 export interface BuyerRun {
   /** The exit code, or null when a signal ended it. */
@@ -62,34 +90,44 @@ export function runBuyer(command: string[], env: Record<string, string>, timeout
     child.stderr!.on('data', (c: Buffer) => err.push(c));
     let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
-    const signalGroup = (signal: NodeJS.Signals) => {
-      try {
-        process.kill(-child.pid!, signal);
-      } catch {
-        /* the group is already gone */
-      }
-    };
+    let outputTimer: NodeJS.Timeout | undefined;
+    let markExited = () => {};
+    if (child.pid !== undefined) running.set(child.pid, { exited: new Promise<void>((r) => (markExited = r)) });
     const timer = setTimeout(() => {
       timedOut = true;
-      signalGroup('SIGTERM');
-      killTimer = setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS);
+      signalGroup(child.pid!, 'SIGTERM');
+      killTimer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), KILL_GRACE_MS);
     }, timeoutMs);
     child.once('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       reject(new BuyerStartError(`cannot start the buyer "${command.join(' ')}": ${e.code === 'ENOENT' ? 'no such program' : e.code === 'EACCES' ? 'not executable' : e.message}`));
     });
     let ended: { exitCode: number | null; signal: NodeJS.Signals | null; durationMs: number } | undefined;
+    let settled = false;
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null, held: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(outputTimer);
+      const end = ended ?? { exitCode, signal, durationMs: Math.round(performance.now() - started) };
+      const note = held ? '\n[aap-chaos: the buyer exited, but its output was held open (by a process outside its group, e.g. started with setsid); reading stopped there]\n' : '';
+      resolve({ ...end, timedOut, stdout: out.text(), stderr: err.text() + note });
+    };
     child.once('exit', (exitCode, signal) => {
       ended = { exitCode, signal, durationMs: Math.round(performance.now() - started) };
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       // Helpers the buyer left behind in its group go with it (and release its output pipes).
-      signalGroup('SIGKILL');
+      signalGroup(child.pid!, 'SIGKILL');
+      running.delete(child.pid!);
+      markExited();
+      // One that left the group keeps the pipes open: read what comes for a moment, then stop.
+      outputTimer = setTimeout(() => {
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        finish(exitCode, signal, true);
+      }, OUTPUT_GRACE_MS);
     });
-    child.once('close', (exitCode, signal) => {
-      const end = ended ?? { exitCode, signal, durationMs: Math.round(performance.now() - started) };
-      resolve({ ...end, timedOut, stdout: out.text(), stderr: err.text() });
-    });
+    child.once('close', (exitCode, signal) => finish(exitCode, signal, false));
   });
 }
 

@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { BatteryError } from './battery.js';
-import { BuyerStartError } from './buyer-process.js';
+import { BuyerStartError, stopRunningBuyers } from './buyer-process.js';
 import { runExam, type ExamOptions } from './exam.js';
 import { examHtml } from './html.js';
 import { examJUnit } from './junit.js';
@@ -33,6 +33,8 @@ AAP_CHAOS_ADMIN_URL and AAP_CHAOS_SEED are set too.
   --junit FILE         also write JUnit XML (one test case per scenario × check)
   --html FILE          also write a self-contained HTML report with a timeline per scenario
   -h, --help           this text
+
+Ctrl-C stops the running buyer's process group, then the exam (exit 130).
 
 Exit code: 0 every check passed, 1 a check failed (or is flaky), 2 bad usage or the buyer could not be started.`;
 
@@ -129,6 +131,7 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
     return 0;
   }
   let result;
+  const stopOnSignal = stopBuyersOnSignals(io);
   try {
     result = await runExam({ ...opts, progress: opts.json ? undefined : (line) => io.err(`exam: ${line}`) });
   } catch (e) {
@@ -138,6 +141,8 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
     }
     io.err(`aap-chaos exam: ${(e as Error)?.message ?? String(e)}`);
     return 2;
+  } finally {
+    stopOnSignal.dispose();
   }
   const { scorecard } = result;
   const files: [string | undefined, string, () => string][] = [
@@ -155,4 +160,31 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
   }
   io.out(opts.json ? JSON.stringify(scorecardJson(scorecard), null, 2) : formatScorecard(scorecard));
   return scorecard.exitCode;
+}
+
+/**
+ * Ctrl-C (or SIGTERM) on the exam: buyers run in process groups of their own, which the terminal's
+ * signal does not reach, so the signal is passed on to each running buyer's group (SIGKILL after a
+ * grace period; at once on a second signal) before the exam exits with 128 + the signal number.
+ */
+function stopBuyersOnSignals(io: ExamIo): { dispose(): void } {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    const code = signal === 'SIGINT' ? 130 : 143;
+    if (stopping) {
+      void stopRunningBuyers('SIGKILL', true).then(() => process.exit(code));
+      return;
+    }
+    stopping = true;
+    io.err(`aap-chaos exam: ${signal}: stopping the buyer, then exiting (again to stop at once)`);
+    void stopRunningBuyers(signal).then(() => process.exit(code));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }

@@ -19,6 +19,25 @@ export function escapeHtml(text: string): string {
 
 const laneOf = (e: JournalEntry) => e.skill ?? OTHER_LANE;
 
+/** Room a retry hint may take past the last request, at least (else as long as the requests took). */
+const MIN_HINT_ROOM_MS = 10_000;
+
+/** A retry hint's wait as drawn: 0 unless a positive finite number. */
+function hintOf(e: JournalEntry): number {
+  const ms = e.retry_after_ms;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? ms : 0;
+}
+
+/** The smallest of 1, 2, 5 × 10^k seconds (from 0.1 s) that cuts `spanS` into at most eight steps. */
+export function tickStepS(spanS: number): number {
+  if (!Number.isFinite(spanS) || spanS <= 0) return 1;
+  let magnitude = 0.1;
+  for (;;) {
+    for (const m of [1, 2, 5]) if (spanS / (m * magnitude) <= 8) return Number((m * magnitude).toPrecision(1));
+    magnitude *= 10; // ends: spanS is finite, so some power of ten is past it
+  }
+}
+
 /** An answer the buyer had to deal with: an error envelope, a broken reply, a 5xx or 429. */
 export function isTrouble(e: JournalEntry): boolean {
   return e.error_code !== undefined || e.rpc_code !== undefined || e.status === 0 || e.status >= 429;
@@ -62,8 +81,12 @@ export function timelineSvg(journal: readonly JournalEntry[], opts: { anchor: (i
   const present = new Set(entries.map(laneOf));
   const lanes = [...SKILL_ORDER.filter((s) => present.has(s)), ...[...present].filter((s) => !SKILL_ORDER.includes(s) && s !== OTHER_LANE).sort(), ...(present.has(OTHER_LANE) ? [OTHER_LANE] : [])];
   const t0 = entries[0]!.t;
-  const hintEnds = entries.map((e) => e.t + e.duration_ms + (e.retry_after_ms ?? 0));
-  const span = Math.max(1, ...entries.map((e) => e.t + e.duration_ms - t0), ...hintEnds.map((end) => end - t0));
+  const requestsSpan = Math.max(1, ...entries.map((e) => e.t + e.duration_ms - t0));
+  // A hint is the dealer's number: drawn up to a bound past the last request, so an absurd one
+  // (6e10 ms, 1e300) neither squeezes the requests into a pixel nor grows the axis without end.
+  const plotEnd = t0 + requestsSpan + Math.max(requestsSpan, MIN_HINT_ROOM_MS);
+  const hintEnd = (e: JournalEntry) => Math.min(plotEnd, e.t + e.duration_ms + hintOf(e));
+  const span = Math.max(requestsSpan, ...entries.map((e) => hintEnd(e) - t0));
   const x = (t: number) => LABEL_W + ((t - t0) / span) * PLOT_W;
   const laneY = (e: JournalEntry) => TOP + lanes.indexOf(laneOf(e)) * LANE_H;
   const height = TOP + lanes.length * LANE_H + AXIS_H;
@@ -74,8 +97,8 @@ export function timelineSvg(journal: readonly JournalEntry[], opts: { anchor: (i
     parts.push(`<rect class="lane${i % 2 ? ' odd' : ''}" x="${LABEL_W}" y="${y}" width="${PLOT_W}" height="${LANE_H}"/>`);
     parts.push(`<text class="lane-label" x="${LABEL_W - 8}" y="${y + LANE_H / 2 + 4}" text-anchor="end">${escapeHtml(lane)}</text>`);
   });
-  // Axis: about eight ticks at round numbers of seconds.
-  const step = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300].find((s) => (span / 1000) / s <= 8) ?? 600;
+  // Axis: at most about eight ticks at round numbers of seconds, however long the run.
+  const step = tickStepS(span / 1000);
   const axisY = TOP + lanes.length * LANE_H;
   for (let s = 0; s * 1000 <= span; s += step) {
     const tx = LABEL_W + ((s * 1000) / span) * PLOT_W;
@@ -87,8 +110,9 @@ export function timelineSvg(journal: readonly JournalEntry[], opts: { anchor: (i
     const y = laneY(e);
     const end = e.t + e.duration_ms;
     if (e.retry_after_ms !== undefined) {
-      const w = Math.max(1, x(end + e.retry_after_ms) - x(end));
-      parts.push(`<rect class="hint" x="${x(end).toFixed(1)}" y="${y + 4}" width="${w.toFixed(1)}" height="${LANE_H - 8}"><title>retry hint: wait ${e.retry_after_ms} ms</title></rect>`);
+      const cut = end + hintOf(e) > hintEnd(e);
+      const w = Math.max(1, x(hintEnd(e)) - x(end));
+      parts.push(`<rect class="hint" x="${x(end).toFixed(1)}" y="${y + 4}" width="${w.toFixed(1)}" height="${LANE_H - 8}"><title>retry hint: wait ${escapeHtml(String(e.retry_after_ms))} ms${cut ? ' (drawn cut at the end of the plot)' : ''}</title></rect>`);
     }
     if (isTrouble(e)) {
       const retry = retryOf(entries, i);

@@ -11,6 +11,7 @@ import { newUlid } from '../protocol/ids.js';
 import type { Profile } from '../protocol/codes.js';
 import { requiredExtensionUri, type ReplyBodyKind } from '../protocol/reply-kind.js';
 import { decideOutcome, type LostReply } from './outcome.js';
+import { redactContactsIn } from './contact-redaction.js';
 
 /** JSON with object keys sorted, so equal data hashes equally whatever the key order. */
 function canonicalJson(value: unknown): string {
@@ -299,7 +300,9 @@ export function buildJournalEntry(
     const details = summary.details;
     const retryAfter = details?.retry_after_ms ?? (typeof details?.retry_after_seconds === 'number' ? details.retry_after_seconds * 1000 : undefined);
     if (typeof retryAfter === 'number') entry.retry_after_ms = retryAfter;
-    entry.reply_error = boundedReplyError(reply.error);
+    const kept = boundedReplyError(reply.error);
+    // The dealer's own words may echo a customer's contact or the buyer's token; the proxy's and the rules' never do.
+    entry.reply_error = reply.source === 'dealer' ? (redactContactsIn(kept) as ReplyErrorRecord) : kept;
     const required = requiredExtensionUri(reply.error);
     if (required !== undefined) entry.required_extension = required;
     if (reply.errorInStream) entry.error_in_stream = true;

@@ -6,7 +6,14 @@ import { stringifyJsonRpc } from '../protocol/rpc-id.js';
 /** Larger requests are refused rather than buffered; no AAP request comes close. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export type BodyRead = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' | 'aborted' };
+/**
+ * Past the limit the rest of a body is read and thrown away, up to this many bytes in all, so
+ * the 413 reaches a client still sending (a client cut off mid-upload sees a broken pipe, not
+ * the answer). A larger body is answered at once and its connection closed.
+ */
+export const MAX_DRAINED_BYTES = 64 * 1024 * 1024;
+
+export type BodyRead = { ok: true; body: Buffer } | { ok: false; reason: 'too-large'; drained: boolean } | { ok: false; reason: 'aborted' };
 
 export function readBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): Promise<BodyRead> {
   return new Promise((resolve) => {
@@ -21,15 +28,18 @@ export function readBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): 
     };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        settle({ ok: false, reason: 'too-large' });
-        // Stop reading; the reply is sent and the connection closed by the caller.
-        req.pause();
+      if (size <= limit) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
+      chunks.length = 0; // nothing of it is kept
+      if (size > MAX_DRAINED_BYTES) {
+        // Too much to read through: answered now; the caller closes the connection.
+        req.pause();
+        settle({ ok: false, reason: 'too-large', drained: false });
+      }
     });
-    req.on('end', () => settle({ ok: true, body: Buffer.concat(chunks) }));
+    req.on('end', () => settle(size > limit ? { ok: false, reason: 'too-large', drained: true } : { ok: true, body: Buffer.concat(chunks) }));
     req.on('error', () => settle({ ok: false, reason: 'aborted' }));
     req.on('close', () => settle({ ok: false, reason: 'aborted' }));
   });

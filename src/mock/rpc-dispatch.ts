@@ -60,8 +60,9 @@ export async function handleRpc(settings: RpcSettings, req: IncomingMessage, res
   }
   const read = await readBody(req);
   if (!read.ok) {
+    // HTTP's own answer to a body too large, after reading it through: a proxy in front still sending it gets the reply, not a broken pipe.
     if (read.reason === 'too-large') {
-      sendJson(res, 200, buildA2aError('INVALID_REQUEST', null, { message: 'Invalid request: the body exceeds 1 MiB.' }), { connection: 'close' });
+      sendJson(res, 413, buildA2aError('INVALID_REQUEST', null, { message: 'Invalid request: the body exceeds 1 MiB.' }), read.drained ? {} : { connection: 'close' });
     }
     return;
   }

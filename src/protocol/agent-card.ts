@@ -103,3 +103,27 @@ export function servedCard(headers: Record<string, string | string[] | undefined
   delete headers['content-type'];
   return { status: 304, bytes: Buffer.alloc(0) };
 }
+
+/**
+ * Cache headers of a card rewritten to the `Host` the buyer used: its body now depends on that
+ * request header. `Vary: Host` says so to every cache, and `private` (instead of the dealer's
+ * `public` or `s-maxage`) keeps shared caches (a CDN, a company proxy) from storing one buyer's
+ * view and serving it under another name, e.g. to a page that reached the proxy through a
+ * rebound DNS name. The buyer's own cache keeps the dealer's max-age and the ETag.
+ */
+export function cacheAsHostDependent(headers: Record<string, string | string[] | undefined>): void {
+  const vary = listOf(headers.vary);
+  if (!vary.some((v) => v === '*' || v.toLowerCase() === 'host')) vary.push('Host');
+  headers.vary = vary.join(', ');
+  const directives = listOf(headers['cache-control']).filter((d) => !/^(public|private|s-maxage\s*=.*|proxy-revalidate)$/i.test(d));
+  headers['cache-control'] = ['private', ...directives].join(', ');
+}
+
+/** The items of a comma-separated header, as one list whether it came once or repeated. */
+function listOf(value: string | string[] | undefined): string[] {
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}

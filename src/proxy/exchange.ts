@@ -118,8 +118,12 @@ export class Exchange {
     const ip = request.clientIp;
     const prior = headers['x-forwarded-for'];
     headers['x-forwarded-for'] = prior ? `${prior}, ${ip}` : ip;
-    if (request.headers.host) headers['x-forwarded-host'] ??= request.headers.host;
-    headers['x-forwarded-proto'] ??= 'http';
+    // Overwritten, as an edge proxy does (Envoy with use_remote_address sets X-Forwarded-Proto
+    // itself): the buyer is not a proxy the dealer trusts, and a dealer that builds links from
+    // X-Forwarded-Host must see the name the buyer really connected to, not one it made up.
+    if (request.headers.host) headers['x-forwarded-host'] = request.headers.host;
+    else delete headers['x-forwarded-host'];
+    headers['x-forwarded-proto'] = 'http';
     if (Buffer.isBuffer(request.body)) delete headers['content-length'];
     return headers;
   }

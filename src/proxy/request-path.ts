@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { classifyRequest } from '../protocol/classify.js';
 import { rpcIdFromText, stringifyJsonRpc, topLevelIdText, withExactId } from '../protocol/rpc-id.js';
-import { isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent-card.js';
+import { cacheAsHostDependent, isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent-card.js';
 import { readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
 import type { TerminalAction } from '../effects/effect.js';
 import { cardReplacement, faultCard } from '../effects/card.js';
@@ -170,8 +170,10 @@ async function forward(x: Exchange): Promise<void> {
         proxy.cardHistory.record(json);
         if (plan.card) json = faultCard(json, plan.card, proxy.cardHistory, outcome.notes);
         // After a card fault too: a changed card must not send buyers around the proxy.
-        if (proxy.settings.rewriteCard && json && typeof json === 'object' && !Array.isArray(json))
+        if (proxy.settings.rewriteCard && json && typeof json === 'object' && !Array.isArray(json)) {
           json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, proxy.forwarder.basePath);
+          cacheAsHostDependent(headers);
+        }
       }
       json = withExactId(runJsonSteps(json, plan.json, x.stepContext(), outcome.notes), raw);
       noteError(outcome, json);

@@ -18,6 +18,7 @@ import { answerClientError, listenerOptions, type ListenerTimeouts } from './lis
 import { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { SOURCE_HEADER } from './marker-headers.js';
+import { HostCheck, refuseHost } from './host-check.js';
 import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
 import type { Recorder } from '../recording/recorder.js';
@@ -66,6 +67,8 @@ export interface ProxyOptions {
   tls?: DealerTls;
   /** Keeps every exchange with the dealer, and its card, in a recording (--record). */
   recorder?: Recorder;
+  /** Host names answered besides loopback names when listening on loopback (--allow-host); `*.NAME` covers subdomains. */
+  allowHosts?: string[];
 }
 
 export class ChaosProxy implements ProxyContext {
@@ -87,6 +90,8 @@ export class ChaosProxy implements ProxyContext {
   private readonly scenarioClientKeys = new WeakMap<Decider, ClientKeySource>();
   private readonly sockets = new Set<Socket>();
   private closing = false;
+  /** Set by listen(), which knows the address. */
+  private hostCheck: HostCheck | undefined;
 
   constructor(opts: ProxyOptions) {
     this.opts = opts;
@@ -107,6 +112,8 @@ export class ChaosProxy implements ProxyContext {
     if (this.recorder) this.profile.onCard = (card) => this.recorder!.card(card);
     this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;
     this.server = http.createServer({ keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
+      const refused = this.hostCheck?.refusal(req.headers.host);
+      if (refused !== undefined) return refuseHost(res, refused);
       handleRequest(this, req, res).catch((err) => this.failSafe(res, err));
     });
     this.server.on('connection', (socket) => {
@@ -118,6 +125,7 @@ export class ChaosProxy implements ProxyContext {
   }
 
   async listen(port = this.opts.port ?? 8080, host = this.opts.host ?? '127.0.0.1'): Promise<string> {
+    this.hostCheck = new HostCheck(host, this.opts.allowHosts);
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {

@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { PUBLISH_SCRIPT, WALK_SCRIPT } from './lua.js';
+import { displayUrl } from './display-url.js';
 import type { SharedRuleStore, WalkRequest, WalkResult, StepVerdict } from './store.js';
 
 /** How long one Redis call may take before the rules that needed it are suspended for that request. */
@@ -58,22 +59,11 @@ export function checkRedisUrl(url: string): void {
   try {
     parsed = new URL(url);
   } catch {
-    throw new StateStoreError(`${url} is not a URL (use memory, or redis://host:port/db)`);
+    throw new StateStoreError(`${displayUrl(url)} is not a URL (use memory, or redis://host:port/db)`);
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new StateStoreError(`${url} is neither memory nor a redis:// URL`);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new StateStoreError(`${displayUrl(url)} is neither memory nor a redis:// URL`);
   const db = parsed.pathname.replace(/^\//, '');
-  if (db !== '' && !/^\d+$/.test(db)) throw new StateStoreError(`${url}: the database "${db}" is not a number`);
-}
-
-/** A URL without its password, for messages and /status. */
-export function displayUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url;
-  }
+  if (db !== '' && !/^\d+$/.test(db)) throw new StateStoreError(`${displayUrl(url)}: the database "${db}" is not a number`);
 }
 
 export class RedisStateStore implements SharedRuleStore {

@@ -65,6 +65,15 @@ function countMatch(decision: Decision, rule: WalkableRule): void {
   decision.matched.push(rule.id);
 }
 
+/**
+ * A session id as one part of a key name. Ids may contain `:` (the separator), so `t1` would
+ * otherwise be a prefix of `t1:x` and resetting the one would wipe the other: percent-encoded, the
+ * part ends at the next `:` for every id.
+ */
+function sessionKeyPart(session: string): string {
+  return encodeURIComponent(session);
+}
+
 export class SharedRuleWalk {
   /** Fault slots this replica holds now (for /status). */
   held = 0;
@@ -98,7 +107,7 @@ export class SharedRuleWalk {
     }
     if (!this.store.available()) return this.suspended(input, matched);
     const session = input.session ?? DEFAULT_SESSION;
-    const base = `${this.namespace}:${session}`;
+    const base = `${this.namespace}:${sessionKeyPart(session)}`;
     const token = randomUUID();
     const activeKey = `${base}:active`;
     const steps: WalkStep[] = matched.map((m) => {
@@ -182,6 +191,6 @@ export class SharedRuleWalk {
 
   /** Forgets the shared state of one session, or of every session. */
   forget(session?: string): Promise<void> {
-    return this.store.forget(session === undefined ? `${this.namespace}:` : `${this.namespace}:${session}:`);
+    return this.store.forget(session === undefined ? `${this.namespace}:` : `${this.namespace}:${sessionKeyPart(session)}:`);
   }
 }

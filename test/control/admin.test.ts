@@ -121,6 +121,16 @@ t.test('PATCH /rules/:id with an unknown rule or a bad body', async (t) => {
   t.match(bad.json.error.message, /"enabled": true/);
 });
 
+t.test('PATCH /rules/%zz (bad percent-encoding) is a 400 that says why, not a 500', async (t) => {
+  const rt = await startTestRuntime(t);
+  for (const raw of ['%zz', 'a%4', '%C3%28']) {
+    const { status, json } = await adminCall(rt, 'PATCH', `/rules/${raw}`, { body: '{"enabled": false}' });
+    t.equal(status, 400, raw);
+    t.match(json.error.message, `PATCH /rules/${raw}: bad percent-encoding`);
+  }
+  t.equal((await adminCall(rt, 'PATCH', '/rules/throttle%2Dsearch', { body: '{"enabled": false}' })).status, 200, 'good encoding still decodes');
+});
+
 t.test('POST /reset clears rule counters and the journal ring', async (t) => {
   const rt = await startTestRuntime(t);
   await callSkill(rt.url, 'inventory.search');

@@ -6,6 +6,7 @@ import t, { type Test } from 'tap';
 import { runCtl } from '../../src/control/ctl.js';
 import type { Runtime } from '../../src/runtime.js';
 import { callSkill, startTestRuntime } from './control-fixture.js';
+import { request } from '../helpers/servers.js';
 
 /** Runs one ctl command against `rt`; collects what it printed. */
 async function ctl(rt: Pick<Runtime, 'adminUrl'>, argv: string[], extra: { token?: string; signal?: AbortSignal; onLine?: (l: string) => void } = {}) {
@@ -151,6 +152,30 @@ t.test('ctl events prints one readable line per request until stopped', async (t
   const { code } = await running;
   t.equal(code, 0, 'resolves when the socket closes');
   t.match(seen[0], /^\d\d:\d\d:\d\d\.\d{3} +SendMessage +inventory\.search +throttle-search +RATE_LIMITED.* +200 +\d+ ms$/);
+});
+
+t.test("ctl events and ctl journal never pass a buyer's control characters to the terminal", async (t) => {
+  const rt = await startTestRuntime(t);
+  const stop = new AbortController();
+  const seen: string[] = [];
+  let connected!: () => void;
+  const ready = new Promise<void>((r) => (connected = r));
+  const running = ctl(rt, ['events'], { signal: stop.signal, onLine: (l) => seen.push(l) === 1 && stop.abort() });
+  const poll = setInterval(() => rt.hub.clientCount > 0 && connected(), 5);
+  await ready;
+  clearInterval(poll);
+  // An OSC window title, a C1 "clear screen", a line break faking a second event, a bidi override.
+  const method = '\u001b]0;owned\u0007\u009b2J\n12:00:00.000  SendMessage  fake\u202e';
+  const reply = await request(`${rt.url}/a2a`, { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }), headers: { 'content-type': 'application/json' } });
+  t.ok(reply.status > 0);
+  t.equal((await running).code, 0);
+  t.equal(seen.length, 1, 'one line for one request');
+  t.notMatch(seen[0], /[\u0000-\u001f\u007f-\u009f\u202e]/, 'no control character reaches the terminal');
+  t.match(seen[0], '\\u001b]0;owned\\u0007\\u009b2J\\u000a12:00', 'they are shown as escapes');
+
+  const journal = await ctl(rt, ['journal']);
+  t.notMatch(journal.text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/, 'nor through ctl journal');
+  t.match(JSON.parse(journal.lines.at(-1)!).method, method, 'whose lines stay JSON that reads back the same');
 });
 
 t.test('ctl with a token, without one, and against nothing', async (t) => {

@@ -3,7 +3,9 @@ import net from 'node:net';
 import t from 'tap';
 import { WebSocket } from 'ws';
 import type { JournalEntry } from '../../src/journal/entry.js';
-import { request } from '../helpers/servers.js';
+import http from 'node:http';
+import { DEFAULT_MAX_EVENT_CLIENTS } from '../../src/control/events.js';
+import { request, waitFor } from '../helpers/servers.js';
 import { callSkill, startTestRuntime } from './control-fixture.js';
 
 /** Opens /events; `socket` is the client's own TCP socket, so a test can stop reading from it. */
@@ -117,4 +119,88 @@ t.test("one turn's messages leave in one write per client, each still its own me
   await untilMessage(ws, () => messages.length === 50);
   t.same(messages, entries, 'every entry arrives as its own message, in order');
   ws.close();
+});
+
+/** A raw /events upgrade: the status and headers the server answers with (the socket is closed after). */
+function rawUpgrade(adminUrl: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${adminUrl}/events`, {
+      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers },
+    });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 0, headers: res.headers });
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, headers: res.headers });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+t.test('/events never echoes a token offered as a subprotocol, in whatever order', async (t) => {
+  const rt = await startTestRuntime(t, { adminToken: 'tok-secret' });
+  const tokenProtocol = `aap-chaos.token.${Buffer.from('tok-secret').toString('base64url')}`;
+  for (const offered of [`${tokenProtocol}, aap-chaos.events`, `aap-chaos.events, ${tokenProtocol}`]) {
+    const up = await rawUpgrade(rt.adminUrl, { 'sec-websocket-protocol': offered });
+    t.equal(up.status, 101, offered);
+    t.equal(up.headers['sec-websocket-protocol'], 'aap-chaos.events', 'the events protocol is the one selected');
+  }
+  const alone = await rawUpgrade(rt.adminUrl, { 'sec-websocket-protocol': tokenProtocol });
+  t.equal(alone.status, 101, 'the token alone still authorises');
+  t.equal(alone.headers['sec-websocket-protocol'], undefined, 'and no protocol is echoed');
+});
+
+t.test('/events: a client frame over 1 KiB closes that client (1009), the others keep receiving', async (t) => {
+  const rt = await startTestRuntime(t);
+  const big = await openEvents(rt.adminUrl);
+  const other = await openEvents(rt.adminUrl);
+  const closed = once(big.ws, 'close') as Promise<[number, Buffer]>;
+  big.ws.send(Buffer.alloc(64 * 1024, 'x'));
+  const [code] = await closed;
+  t.equal(code, 1009, 'message too big');
+  await callSkill(rt.url, 'inventory.search', 'after');
+  await untilMessage(other.ws, () => other.messages.length === 1);
+  t.match(other.messages[0], { rpc_id: 'after' });
+  other.ws.close();
+});
+
+t.test('/events takes 64 clients at once; one more is refused with 503 saying why', async (t) => {
+  const rt = await startTestRuntime(t);
+  const clients = await Promise.all(Array.from({ length: DEFAULT_MAX_EVENT_CLIENTS }, () => openEvents(rt.adminUrl)));
+  await waitFor(() => rt.hub.clientCount === DEFAULT_MAX_EVENT_CLIENTS);
+  const refused = await rawUpgrade(rt.adminUrl, {});
+  t.equal(refused.status, 503);
+  const first = clients[0]!;
+  const closed = once(first.ws, 'close');
+  first.ws.close();
+  await closed;
+  await waitFor(() => rt.hub.clientCount === DEFAULT_MAX_EVENT_CLIENTS - 1);
+  t.equal((await rawUpgrade(rt.adminUrl, {})).status, 101, 'a place that frees up is taken again');
+  for (const c of clients) c.ws.terminate();
+});
+
+t.test('/events cuts a client that stops answering pings', async (t) => {
+  const { EventHub } = await import('../../src/control/events.js');
+  const hub = new EventHub(undefined, undefined, { heartbeatMs: 100 });
+  const server = http.createServer();
+  server.on('upgrade', (req, socket, head) => hub.accept(req, socket, head));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(async () => {
+    await hub.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const live = await openEvents(url);
+  const dead = await openEvents(url);
+  await waitFor(() => hub.clientCount === 2);
+  dead.socket.pause(); // reads nothing more, so never sees a ping to answer
+  await waitFor(() => hub.clientCount === 1, 5_000);
+  t.equal(live.ws.readyState, WebSocket.OPEN, 'a client that answers stays');
+  live.ws.close();
+  dead.socket.destroy();
 });

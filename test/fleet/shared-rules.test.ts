@@ -101,3 +101,19 @@ t.test('a reset on one replica clears the fleet-wide counters; a session reset o
   t.equal((await request(`${fleet.replicas[1]!.adminUrl}/reset`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 200);
   t.equal((await search(a, 7)).code, undefined, 'after a reset on the second replica, the first lets a request through');
 });
+
+t.test('resetting session t1 leaves session t1:x alone (a session id is not a key prefix)', { skip: redisMissing() }, async (t) => {
+  const fleet = await startFleet(t, 1, {
+    scenario: 'fleet-session-prefix',
+    rules: [{ id: 'one-per-minute', match: { skill: 'inventory.search' }, rate_limit: { limit: 1, window_ms: 60_000 } }],
+  });
+  const url = fleet.replicas[0]!.url;
+  const session = (id: string) => ({ 'x-aap-chaos-session': id });
+  for (const id of ['t1', 't1:x']) {
+    t.equal((await search(url, 1, session(id))).code, undefined, `${id}: first request allowed`);
+    t.equal((await search(url, 2, session(id))).code, 'RATE_LIMITED', `${id}: second one limited`);
+  }
+  t.equal((await request(`${fleet.replicas[0]!.adminUrl}/sessions/t1/reset`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 200);
+  t.equal((await search(url, 3, session('t1'))).code, undefined, 't1 starts afresh');
+  t.equal((await search(url, 4, session('t1:x'))).code, 'RATE_LIMITED', 't1:x keeps its window');
+});

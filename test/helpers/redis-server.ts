@@ -41,7 +41,8 @@ async function waitForPong(port: number, child: ChildProcess, timeoutMs = 10_000
         reply += d.toString();
         if (reply.includes('\r\n')) {
           socket.destroy();
-          resolve(reply.startsWith('+PONG'));
+          // A server with --requirepass answers, refusing: it is up all the same.
+          resolve(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
         }
       });
       socket.on('error', () => resolve(false));
@@ -54,13 +55,14 @@ async function waitForPong(port: number, child: ChildProcess, timeoutMs = 10_000
   throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/** `extraArgs` go to redis-server as they are (e.g. ['--requirepass', 'secret']). */
+export async function startRedis(extraArgs: string[] = []): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'aap-chaos-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const proc = spawn(REDIS_SERVER_PATH, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    const proc = spawn(REDIS_SERVER_PATH, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs], { stdio: 'ignore' });
     child = proc;
     await waitForPong(port, proc);
   };

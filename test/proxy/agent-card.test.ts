@@ -88,3 +88,24 @@ t.test('an option left undefined keeps the default: the card is still rewritten'
   const got = JSON.parse((await request(proxy.url + '/.well-known/agent-card.json')).body.toString());
   t.equal(got.supportedInterfaces[0].url, `${proxy.url}/api/a2a`);
 });
+
+t.test('the rewritten card depends on the buyer\'s Host: Vary: Host, and private instead of public', async (t) => {
+  let body = '';
+  const up = await startUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300, s-maxage=600', vary: 'Accept-Encoding' });
+    res.end(body);
+  });
+  body = JSON.stringify(card(up.url));
+  const proxy = await startProxy({ target: up.url, port: 0 });
+  t.teardown(async () => {
+    await proxy.close();
+    await up.close();
+  });
+  const reply = await request(proxy.url + '/.well-known/agent-card.json');
+  t.equal(reply.headers['cache-control'], 'private, max-age=300', 'shared caches may not keep it; the buyer keeps the max-age');
+  t.equal(reply.headers.vary, 'Accept-Encoding, Host');
+  const again = await request(proxy.url + '/.well-known/agent-card.json', { headers: { 'if-none-match': String(reply.headers.etag) } });
+  t.equal(again.status, 304);
+  t.equal(again.headers['cache-control'], 'private, max-age=300', 'a revalidation says the same');
+  t.equal(again.headers.vary, 'Accept-Encoding, Host');
+});

@@ -31,7 +31,7 @@ t.test('the dealer ETag never reaches the buyer; If-None-Match is answered from 
   t.not(first.headers.etag, DEALER_ETAG, 'not the dealer validator');
   t.equal(first.headers.etag, cardEtag(first.body), 'a validator of the bytes served');
   t.equal(first.headers['last-modified'], undefined, "the dealer's Last-Modified is dropped");
-  t.equal(first.headers['cache-control'], 'max-age=60', 'caching advice is kept');
+  t.equal(first.headers['cache-control'], 'private, max-age=60', 'caching advice is kept, for the buyer alone (the card names the Host it asked)');
 
   const withDealerTag = await request(cardUrl, { headers: { 'if-none-match': DEALER_ETAG } });
   t.equal(withDealerTag.status, 200, "revalidating with the dealer's tag gets the rewritten card, not a 304");

@@ -36,6 +36,24 @@ t.test('bodies and headers pass through byte for byte in both directions', async
   }
 });
 
+t.test("the buyer's X-Forwarded-Host and -Proto are overwritten with what the proxy saw; X-Forwarded-For gets the buyer's address appended", async (t) => {
+  const up = await startUpstream((_req, res) => res.end('ok'));
+  const proxy = await startProxy({ target: up.url, port: 0 });
+  t.teardown(async () => {
+    await proxy.close();
+    await up.close();
+  });
+  const host = new URL(proxy.url).host;
+  // Through both paths: pass-through, and the card (read and rewritten by the proxy).
+  for (const path of ['/a2a', '/.well-known/agent-card.json']) {
+    await request(proxy.url + path, { method: 'GET', headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' } });
+    const seen = up.seen.at(-1)!;
+    t.equal(seen.headers['x-forwarded-host'], host, `${path}: the Host the buyer connected to, not the one it claimed`);
+    t.equal(seen.headers['x-forwarded-proto'], 'http', `${path}: the scheme of the buyer's connection`);
+    t.equal(seen.headers['x-forwarded-for'], '203.0.113.9, 127.0.0.1', `${path}: the chain, then the address the proxy saw`);
+  }
+});
+
 t.test('keep-alive: many requests reuse few upstream connections', async (t) => {
   let connections = 0;
   const up = await startUpstream((_req, res) => res.end('{}'));

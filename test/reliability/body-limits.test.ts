@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import net from 'node:net';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
 import type { JournalEntry } from '../../src/journal/entry.js';
-import { skillRequest, startUpstream } from '../helpers/servers.js';
+import { request, skillRequest, startUpstream } from '../helpers/servers.js';
 import { rawJsonBody as bodyOf, sendRaw as raw } from '../helpers/raw-socket.js';
 
 const chunk = (b: Buffer) => Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]);
@@ -121,4 +121,27 @@ t.test('a buyer that leaves mid-body is journaled as aborted, with no proxy fail
   t.equal(entry.aborted, true);
   t.equal(entry.status, 0);
   t.same(seen.warnings, []);
+});
+
+t.test("the embedded mock's 1 MiB cap reaches the buyer as the mock's 413, not as an unreachable dealer", async (t) => {
+  const rt = await startRuntime({ port: 0, adminPort: 0, env: {}, profile: '1.3' });
+  t.teardown(() => rt.close());
+  const seen = watch(t, rt);
+  const big = skillRequest('lead.submit', { note: 'x'.repeat(2 * 1024 * 1024) });
+  for (const [name, headers] of [
+    ['declared length', { 'content-length': String(Buffer.byteLength(big)) }],
+    ['chunked', { 'transfer-encoding': 'chunked' }],
+  ] as const) {
+    const reply = await request(`${rt.url}/a2a`, { body: big, headers: { 'content-type': 'application/json', ...headers } });
+    t.equal(reply.status, 413, `${name}: 413`);
+    t.not(reply.headers['x-aap-chaos-source'], 'proxy', `${name}: the dealer's answer, passed on`);
+    const error = JSON.parse(reply.body.toString()).error;
+    t.equal(error.code, -32600);
+    t.match(error.message, /exceeds 1 MiB/);
+    t.notMatch(error.message, /could not reach|EPIPE/);
+  }
+  t.match(seen.lines.map((l) => [l.status, l.source]), [[413, 'dealer'], [413, 'dealer']], 'journaled as the dealer\'s 413');
+  t.same(seen.warnings, []);
+  // The mock read the body through: its connection is still good for the next request.
+  t.equal((await request(`${rt.url}/a2a`, { body: skillRequest('inventory.search'), headers: { 'content-type': 'application/json' } })).status, 200);
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
 import { startRuntime } from '../../src/runtime.js';
-import { request, skillRequest } from '../helpers/servers.js';
+import { request, skillRequest, startUpstream } from '../helpers/servers.js';
 
 const SECRETS = ['Bearer-secret-one', 'session=secret-two', 'secret-three-key', 'secret-four-dealer'];
 const PERSONAL = ['pii-person@example.com', '+15550001111', 'Jane Secretname'];
@@ -60,4 +60,30 @@ t.test('no secret and no personal data in any sink', async (t) => {
   const line = JSON.parse(sinks['journal file']!.split('\n')[0]!);
   t.match(line.client, /^key:[0-9a-f]{12}$/, 'the client key from a secret header is a keyed hash');
   t.ok(line.request_hash, 'requests are still told apart by hashes');
+});
+
+t.test("a dealer's error reply that echoes contacts or a token is journaled without them; the buyer still gets it as sent", async (t) => {
+  const echoed = 'The lead for jane.doe@example.com (+1 (555) 010-4477) was refused; Authorization: Bearer tok-0123456789abcdef is not valid';
+  const dealerReply = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    error: { code: -32602, message: echoed, data: { code: 'VALIDATION_ERROR', details: { customer: { email: 'jane.doe@example.com', phone: '555 010 4477' }, hint: 'retry after 2000 ms on 2026-12-02' } } },
+  });
+  const dealer = await startUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(dealerReply);
+  });
+  const rt = await startRuntime({ port: 0, adminPort: 0, env: {}, target: dealer.url, profile: '1.3', log: () => {} });
+  t.teardown(async () => {
+    await rt.close();
+    await dealer.close();
+  });
+  const reply = await request(`${rt.url}/a2a`, { body: skillRequest('lead.submit'), headers: { 'content-type': 'application/json' } });
+  t.equal(reply.body.toString(), dealerReply, 'the buyer gets the bytes the dealer sent');
+  const text = (await request(`${rt.adminUrl}/journal`)).body.toString();
+  for (const secret of ['jane.doe@example.com', '010-4477', '010 4477', 'tok-0123456789abcdef']) t.notOk(text.includes(secret), `the journal does not contain "${secret}"`);
+  const line = JSON.parse(text.trim().split('\n').at(-1)!);
+  t.equal(line.reply_error.message, 'The lead for [e-mail redacted] ([phone redacted]) was refused; Authorization: Bearer [redacted] is not valid', 'what was there is still readable');
+  t.same(line.reply_error.data.details, { customer: { email: '[e-mail redacted]', phone: '[phone redacted]' }, hint: 'retry after 2000 ms on 2026-12-02' }, 'data too; numbers that are no phone are kept');
+  t.equal(line.rpc_code, -32602, 'the code the report reads is untouched');
 });

@@ -1,0 +1,48 @@
+/**
+ * Which `Host` the proxy answers to. Listening on loopback, the proxy is meant for this machine
+ * only; a web page whose name an attacker re-points at 127.0.0.1 (DNS rebinding) would otherwise
+ * use it as a relay to the dealer, with the page's own name in `Host`. So on loopback only loopback
+ * names pass, and the names `--allow-host` adds (`*.example.test` covers its subdomains). Listening
+ * on any other address, the machine's names cannot be known: every Host passes, as in the admin API.
+ */
+import type { ServerResponse } from 'node:http';
+import { buildRequestRefused } from '../protocol/envelopes.js';
+import { stringifyJsonRpc } from '../protocol/rpc-id.js';
+import { hostName, isLoopbackHost, isLoopbackName } from './host-names.js';
+import { SOURCE_HEADER } from './marker-headers.js';
+
+export class HostCheck {
+  private readonly exact = new Set<string>();
+  private readonly suffixes: string[] = [];
+
+  /** `listenHost`: the address the proxy is bound to; `allowed`: --allow-host names. */
+  constructor(
+    private readonly listenHost: string,
+    allowed: readonly string[] = [],
+  ) {
+    for (const name of allowed.map((a) => a.trim().toLowerCase().replace(/^\[|\]$/g, ''))) {
+      if (name.startsWith('*.')) this.suffixes.push(name.slice(1));
+      else this.exact.add(name);
+    }
+  }
+
+  /** Whether Host is checked at all: only when the proxy listens on loopback. */
+  get active(): boolean {
+    return isLoopbackHost(this.listenHost);
+  }
+
+  /** Why a request with this Host is refused, or undefined. No Host (HTTP/1.0) passes: no browser sends that. */
+  refusal(host: string | undefined): string | undefined {
+    if (host === undefined || !this.active) return undefined;
+    const name = hostName(host);
+    if (isLoopbackName(name) || this.exact.has(name) || this.suffixes.some((s) => name.endsWith(s))) return undefined;
+    return `Host "${host.slice(0, 100)}" is not a name of this proxy, which listens on ${this.listenHost}: use a loopback name (127.0.0.1, localhost, [::1]), or start it with --allow-host ${name.slice(0, 100)}`;
+  }
+}
+
+/** 421 Misdirected Request with a JSON-RPC error naming why; the connection closes. */
+export function refuseHost(res: ServerResponse, message: string): void {
+  const bytes = Buffer.from(stringifyJsonRpc(buildRequestRefused(message)));
+  res.writeHead(421, { 'content-type': 'application/json', 'content-length': bytes.length, connection: 'close', [SOURCE_HEADER]: 'proxy' });
+  res.end(bytes);
+}
