@@ -5,6 +5,8 @@
  * refusal is one line naming the flag (or option) and the value.
  */
 
+import { ttlMs } from './control/ttl.js';
+
 /** A value that cannot be used; the message names the flag or option and the value. */
 export class OptionError extends Error {
   override name = 'OptionError';
@@ -50,6 +52,14 @@ export function parseDurationMs(value: unknown): number {
   if (!m) return invalid('is not a duration (use e.g. 30s, 500ms or a number of milliseconds)');
   const n = Number(m[1]);
   return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
+}
+
+function positiveDuration(value: unknown): number {
+  try {
+    return ttlMs(value);
+  } catch (e) {
+    return invalid((e as Error).message);
+  }
 }
 
 function text(value: unknown): string {
@@ -136,6 +146,12 @@ export const RUN_OPTIONS = {
   replicaId: { flag: 'replica-id', parse: replicaId },
   workers: { flag: 'workers', parse: wholeNumber(1, 256, 'a number of workers from 1 to 256') },
   eventsBufferBytes: { flag: 'events-buffer-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
+  tlsCert: { flag: 'tls-cert', parse: text },
+  tlsKey: { flag: 'tls-key', parse: text },
+  adminTlsCert: { flag: 'admin-tls-cert', parse: text },
+  adminTlsKey: { flag: 'admin-tls-key', parse: text },
+  maxTtlMs: { flag: 'max-ttl', parse: positiveDuration },
+  auditFile: { flag: 'audit', parse: text },
 } satisfies Record<string, OptionSpec>;
 
 /** Limits on scenario files, shared by every command that loads one. */

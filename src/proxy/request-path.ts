@@ -7,10 +7,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { TLSSocket } from 'node:tls';
 import { classifyRequest } from '../protocol/classify.js';
 import { rpcIdFromText, stringifyJsonRpc, topLevelIdText, withExactId } from '../protocol/rpc-id.js';
 import { isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent-card.js';
-import { readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
+import { leadSubmitStatus, readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
 import type { TerminalAction } from '../effects/effect.js';
 import { cardReplacement, faultCard } from '../effects/card.js';
 import { leavesBytesAlone } from '../effects/reply-plan.js';
@@ -105,7 +106,7 @@ function passThrough(x: Exchange): Promise<void> {
           const headers = endToEndHeaders(head.headers);
           const ct = headers['content-type'];
           // A JSON reply may be the dealer's own error, which the journal names.
-          watch = new DealerReplyWatch(head.statusCode, typeof ct === 'string' ? ct : '', request.kind === 'jsonrpc');
+          watch = new DealerReplyWatch(head.statusCode, typeof ct === 'string' ? ct : '', request.kind === 'jsonrpc', request.skill === 'lead.submit');
           res.writeHead(head.statusCode, headers);
           if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
         },
@@ -163,10 +164,11 @@ async function forward(x: Exchange): Promise<void> {
         if (plan.card) json = faultCard(json, plan.card, proxy.cardHistory, outcome.notes);
         // After a card fault too: a changed card must not send buyers around the proxy.
         if (proxy.settings.rewriteCard && json && typeof json === 'object' && !Array.isArray(json))
-          json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, proxy.forwarder.basePath);
+          json = rewriteAgentCard(json as Record<string, unknown>, `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`, proxy.forwarder.basePath);
       }
       json = withExactId(runJsonSteps(json, plan.json, x.stepContext(), outcome.notes), raw);
       noteError(outcome, json);
+      if (request.skill === 'lead.submit') outcome.leadStatus = leadSubmitStatus(json);
       if (!isCard && request.kind === 'jsonrpc' && !outcome.error) outcome.body = readRpcReply(json).kind;
       bytes = Buffer.from(stringifyJsonRpc(json));
     } catch {
@@ -190,7 +192,7 @@ async function forward(x: Exchange): Promise<void> {
   if (changesLength(plan.stream)) delete headers['content-length']; // events may be cut or replaced
   res.writeHead(up.statusCode, headers);
   res.flushHeaders();
-  const watch = isCard ? undefined : new DealerReplyWatch(up.statusCode, contentType, request.kind === 'jsonrpc');
+  const watch = isCard ? undefined : new DealerReplyWatch(up.statusCode, contentType, request.kind === 'jsonrpc', request.skill === 'lead.submit');
   const piped = pipeToBuyer(stream, res, x.buyer.signal, () => (outcome.lost = 'truncated'));
   // Attached after the pipe, so both see every chunk (what the buyer got, faults included).
   if (watch) stream.on('data', (chunk: Buffer) => watch.push(chunk));
@@ -289,7 +291,7 @@ function record(x: Exchange): void {
   // A refused request's reply (if any) went out on the socket, not through `res`.
   const aborted = x.refusal ? x.refusal.status === 0 : !res.writableFinished;
   const durationMs = performance.now() - x.t0;
-  readDealerJson(outcome, request.kind === 'jsonrpc');
+  readDealerJson(outcome, request.kind === 'jsonrpc', request.skill === 'lead.submit');
   const attribution = proxy.clientOf(x.decider, request);
   const entry = boundJournalEntry(
     buildJournalEntry(request, x.decision, outcome, {
@@ -304,6 +306,7 @@ function record(x: Exchange): void {
       extensionUri: x.inForce.extensionUri,
       session: x.session,
       replica: proxy.settings.replica,
+      haltedBy: proxy.haltedBy,
     }),
   );
   // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.

@@ -18,6 +18,7 @@ import { answerClientError, listenerOptions, type ListenerTimeouts } from './lis
 import { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { SOURCE_HEADER } from './marker-headers.js';
+import { createListener, schemeOf, type TlsPair } from './tls.js';
 import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
 
@@ -61,6 +62,8 @@ export interface ProxyOptions {
   timeouts?: ListenerTimeouts;
   /** TLS trust for an https:// dealer (--ca, --insecure). */
   tls?: DealerTls;
+  /** Serve buyers over HTTPS with this certificate and key (--tls-cert, --tls-key). */
+  serverTls?: TlsPair;
 }
 
 export class ChaosProxy implements ProxyContext {
@@ -73,6 +76,8 @@ export class ChaosProxy implements ProxyContext {
   /** The dealer's cards as they passed through, for `card: { stale }`. */
   readonly cardHistory = new CardHistory();
   dryRun: boolean;
+  /** Set while the safety lever is pulled: who or what halted the faults. */
+  haltedBy: string | undefined;
   readonly settings: RequestSettings;
   private readonly opts: ProxyOptions;
   /** The client key the options fixed; undefined lets the scenario's rules decide. */
@@ -98,7 +103,7 @@ export class ChaosProxy implements ProxyContext {
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
     this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;
-    this.server = http.createServer({ keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
+    this.server = createListener(opts.serverTls, { keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
       handleRequest(this, req, res).catch((err) => this.failSafe(res, err));
     });
     this.server.on('connection', (socket) => {
@@ -124,7 +129,7 @@ export class ChaosProxy implements ProxyContext {
   get url(): string {
     const addr = this.server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    return `http://${host}:${addr.port}`;
+    return `${schemeOf(this.server)}://${host}:${addr.port}`;
   }
 
   /** Stops accepting; requests in flight finish within `drainMs`, then remaining sockets are closed. */
