@@ -115,8 +115,10 @@ export function verifyAuditText(text: string, name = 'audit log'): AuditVerdict 
     }
     if (entry.hash !== expectedHash(entry)) problems.push(`${where}: edited: its content does not match its hash (seq ${String(entry.seq)})`);
     else if (entry.prev !== prev) {
-      const missing = typeof entry.seq === 'number' && entry.seq > seq + 1 ? `; entries ${seq + 1}${entry.seq - 1 > seq + 1 ? `-${entry.seq - 1}` : ''} are missing` : '';
-      problems.push(`${where}: the chain is broken before this line (prev does not match the hash of ${i === 0 ? 'the chain start' : `line ${i}`})${i === 0 && entry.prev !== GENESIS ? ': the first lines were removed' : missing ? ': a line was removed' : ': a line was removed, reordered or edited'}${missing}`);
+      const gap = typeof entry.seq === 'number' ? entry.seq - seq - 1 : 0;
+      const missing = gap === 1 ? `; entry ${seq + 1} is missing` : gap > 1 ? `; entries ${seq + 1}-${seq + gap} are missing` : '';
+      const why = i === 0 ? 'the first lines were removed' : gap > 0 ? 'a line was removed' : 'a line was removed, reordered or edited';
+      problems.push(`${where}: the chain is broken before this line (prev does not match the hash of ${i === 0 ? 'the chain start' : `line ${i}`}): ${why}${missing}`);
     }
     prev = typeof entry.hash === 'string' ? entry.hash : '';
     seq = typeof entry.seq === 'number' ? entry.seq : seq + 1;
