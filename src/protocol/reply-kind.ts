@@ -50,7 +50,9 @@ export function leadSubmitStatus(json: unknown): string | undefined {
   const visit = (node: unknown, depth: number): string | undefined => {
     if (depth > LEAD_SEARCH_DEPTH || node === null || typeof node !== 'object') return undefined;
     if (!Array.isArray(node) && (node as Record<string, unknown>).type === 'lead.submit.response') {
-      const status = (node as Record<string, unknown>).status;
+      // The response's fields sit beside `type`, or under its `data` member.
+      const part = node as Record<string, unknown>;
+      const status = part.status ?? (isRecord(part.data) ? part.data.status : undefined);
       return typeof status === 'string' ? status : undefined;
     }
     for (const child of Array.isArray(node) ? node : Object.values(node)) {
