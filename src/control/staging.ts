@@ -68,6 +68,8 @@ export class StagingControls implements RequestObserver {
   readonly audit: AuditLog;
   private readonly ttl = new TtlTimers();
   private watch: GuardrailWatch | undefined;
+  /** The fleet version the armed scenario TTL belongs to. */
+  private armedVersion: number | undefined;
   private guardrails: readonly Guardrail[] = [];
 
   constructor(
@@ -115,10 +117,13 @@ export class StagingControls implements RequestObserver {
     this.guardrails = guardrails ?? [];
     this.watch = this.guardrails.length ? new GuardrailWatch(this.guardrails, (b) => void this.breached(b)) : undefined;
     this.ttl.disarmRules();
+    // A scenario's TTL goes with it; a fleet's new version may come with one of its own.
     if (this.opts.shared) void this.followSharedTtl();
+    else this.ttl.disarm('scenario');
   }
 
   private armScenarioTtl(expiresAt: number, revertsTo: string, previousJson: string, version: number | undefined): void {
+    this.armedVersion = version;
     this.ttl.arm('scenario', expiresAt, revertsTo, () => void this.scenarioExpired(revertsTo, previousJson, version));
   }
 
@@ -129,7 +134,8 @@ export class StagingControls implements RequestObserver {
     if (shared && now?.version === shared.version) {
       const previous = JSON.parse(shared.previous) as { scenario?: string } | null;
       this.armScenarioTtl(shared.expires_at, previous?.scenario ?? 'pass-through', shared.previous, shared.version);
-    } else this.ttl.disarm('scenario');
+    } else if (this.armedVersion !== now?.version) this.ttl.disarm('scenario'); // a read issued before this replica armed its own
+
   }
 
   private async scenarioExpired(revertsTo: string, previousJson: string, version: number | undefined): Promise<void> {
