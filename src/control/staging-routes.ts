@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tokenFingerprint } from '../journal/audit.js';
 import { LeverPulledError, type Actor, type ChangeOptions } from './staging.js';
-import { TtlTooLongError, ttlMs } from './ttl.js';
+import { TtlRefusedError, ttlMs } from './ttl.js';
 import { ApiError, type Route } from './surface.js';
 
 /** Longest reason or name kept for the lever, so a caller cannot grow /status without bound. */
@@ -37,7 +37,7 @@ export function changeOf(req: IncomingMessage, url: URL): ChangeOptions {
 /** The API's answer to a change refused by the safety lever (409) or by --max-ttl (400); undefined for other errors. */
 export function stagingRefusal(err: unknown): ApiError | undefined {
   if (err instanceof LeverPulledError) return new ApiError(409, err.message);
-  if (err instanceof TtlTooLongError) return new ApiError(400, err.message);
+  if (err instanceof TtlRefusedError) return new ApiError(400, err.message);
   return undefined;
 }
 

@@ -87,14 +87,16 @@ export class TtlTimers {
 
 /** Checks a requested TTL against --max-ttl: with a cap, a change without a TTL gets the cap, and a longer one is refused. */
 export function effectiveTtl(requestedMs: number | undefined, maxTtlMs: number | undefined): number | undefined {
+  if (requestedMs !== undefined && !(Number.isFinite(requestedMs) && requestedMs > 0)) throw new TtlRefusedError(`ttl ${String(requestedMs)} is not a number of milliseconds above zero`);
   if (maxTtlMs === undefined) return requestedMs;
   if (requestedMs === undefined) return maxTtlMs;
-  if (requestedMs > maxTtlMs) throw new TtlTooLongError(`ttl ${formatMs(requestedMs)} is longer than --max-ttl ${formatMs(maxTtlMs)}`);
+  if (requestedMs > maxTtlMs) throw new TtlRefusedError(`ttl ${formatMs(requestedMs)} is longer than --max-ttl ${formatMs(maxTtlMs)}`);
   return requestedMs;
 }
 
-export class TtlTooLongError extends Error {
-  override name = 'TtlTooLongError';
+/** A TTL that cannot be used: not above zero, or longer than --max-ttl. */
+export class TtlRefusedError extends Error {
+  override name = 'TtlRefusedError';
 }
 
 export function formatMs(ms: number): string {

@@ -10,18 +10,11 @@ import { WebSocket } from 'ws';
 import { runCtl } from '../../src/control/ctl.js';
 import type { Runtime } from '../../src/runtime.js';
 import { redisMissing } from '../helpers/debian-services.js';
-import { search, startFleet } from '../helpers/fleet.js';
+import { calm, failing, search, startFleet } from '../helpers/fleet.js';
 import { request, waitFor } from '../helpers/servers.js';
 import { runCli } from '../reliability/cli-run.js';
 
 const skip = redisMissing();
-const calm = { scenario: 'calm', rules: [] };
-const failing = `scenario: failing
-rules:
-  - id: every-search-fails
-    match: { skill: inventory.search }
-    error: INTERNAL_ERROR
-`;
 const yaml = { 'content-type': 'application/yaml' };
 const json = { 'content-type': 'application/json' };
 

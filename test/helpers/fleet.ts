@@ -5,6 +5,15 @@ import { dealerReply } from './chaos-harness.js';
 import { startRedis, type TestRedis } from './redis-server.js';
 import { request, skillRequest, startUpstream, type Upstream } from './servers.js';
 
+/** A scenario without rules, and one under which every search fails: two states a fleet switches between. */
+export const calm = { scenario: 'calm', rules: [] };
+export const failing = `scenario: failing
+rules:
+  - id: every-search-fails
+    match: { skill: inventory.search }
+    error: INTERNAL_ERROR
+`;
+
 export interface TestFleet {
   redis: TestRedis;
   dealer: Upstream;
