@@ -45,7 +45,8 @@ function optionalText(body: Record<string, unknown>, key: string): string | unde
   const value = body[key];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length > MAX_TEXT) throw new ApiError(400, `"${key}" must be a string of at most ${MAX_TEXT} characters`);
-  return value;
+  // It reaches log lines and the audit log: one line, no control characters.
+  return value.replace(/[\u0000-\u001f\u007f]/g, ' ');
 }
 
 export function stagingRoutes(

@@ -2,7 +2,7 @@
 // serves TLS with a certificate from a throwaway CA; the real @a2a-js/sdk client, trusting only
 // that CA, reads the rewritten card (https:// interface URLs on the proxy) and calls through it.
 // A bad or mismatched file is one line and exit 2; SIGHUP swaps in a renewed certificate.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -85,6 +85,35 @@ t.test('bad TLS files: one line naming the flag, exit 2, nothing listens', { ski
   }
 });
 
+/** The built CLI as a child process; `waitFor` resolves with the first match in its stdout (or stderr). */
+function runProxy(t: Test, flags: string[]) {
+  const child = spawn(process.execPath, [BIN, '--port', '0', '--admin-port', '0', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d));
+  child.stderr.on('data', (d: Buffer) => (err += d));
+  const waitFor = (pattern: RegExp, stream: 'out' | 'err' = 'out') =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const m = pattern.exec(stream === 'out' ? out : err);
+        if (!m) return;
+        child.stdout.off('data', check);
+        child.stderr.off('data', check);
+        child.off('exit', exited);
+        resolve(m);
+      };
+      const exited = (code: number | null) => reject(new Error(`the proxy exited (${code}): ${err}`));
+      child.stdout.on('data', check);
+      child.stderr.on('data', check);
+      child.once('exit', exited);
+      check();
+    });
+  return { child, waitFor };
+}
+
 t.test('SIGHUP loads a renewed certificate for new connections; a bad one keeps the old', { skip }, async (t) => {
   const ca = makeTestCa();
   t.teardown(() => ca.close());
@@ -94,27 +123,7 @@ t.test('SIGHUP loads a renewed certificate for new connections; a bad one keeps 
   const key = path.join(ca.dir, 'live.key');
   copyFileSync(first.cert, cert);
   copyFileSync(first.key, key);
-  const child = spawn(process.execPath, [BIN, '--port', '0', '--admin-port', '0', '--tls-cert', cert, '--tls-key', key], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-  });
-  let out = '';
-  let err = '';
-  const waitFor = (pattern: RegExp, stream: 'out' | 'err' = 'out') =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const check = () => {
-        const m = pattern.exec(stream === 'out' ? out : err);
-        if (m) {
-          child.stdout.off('data', check);
-          child.stderr.off('data', check);
-          resolve(m);
-        }
-      };
-      child.stdout.on('data', (d: Buffer) => ((out += d), check()));
-      child.stderr.on('data', (d: Buffer) => ((err += d), check()));
-      child.once('exit', (code) => reject(new Error(`the proxy exited (${code}): ${err}`)));
-      check();
-    });
+  const { child, waitFor } = runProxy(t, ['--tls-cert', cert, '--tls-key', key]);
   const port = Number((await waitFor(/proxy on https:\/\/127\.0\.0\.1:(\d+)/))[1]);
   const before = await servedFingerprint(port, ca.ca);
 
@@ -129,6 +138,26 @@ t.test('SIGHUP loads a renewed certificate for new connections; a bad one keeps 
   await waitFor(/SIGHUP: proxy certificate reloaded/);
   const after = await servedFingerprint(port, ca.ca);
   t.not(after, before, 'new connections get the renewed certificate');
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+});
+
+t.test('with --watch a renewed certificate is loaded when its files change', { skip }, async (t) => {
+  const ca = makeTestCa();
+  t.teardown(() => ca.close());
+  const first = ca.issue('first');
+  const renewed = ca.issue('renewed');
+  const cert = path.join(ca.dir, 'live.pem');
+  const key = path.join(ca.dir, 'live.key');
+  copyFileSync(first.cert, cert);
+  copyFileSync(first.key, key);
+  const { child, waitFor } = runProxy(t, ['--watch', '--tls-cert', cert, '--tls-key', key]);
+  const port = Number((await waitFor(/proxy on https:\/\/127\.0\.0\.1:(\d+)/))[1]);
+  const before = await servedFingerprint(port, ca.ca);
+  copyFileSync(renewed.key, key);
+  copyFileSync(renewed.cert, cert);
+  await waitFor(/certificate file changed: proxy certificate reloaded/);
+  t.not(await servedFingerprint(port, ca.ca), before, 'new connections get the renewed certificate');
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
 });
