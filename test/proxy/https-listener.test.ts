@@ -114,7 +114,8 @@ function runProxy(t: Test, flags: string[]) {
   return { child, waitFor };
 }
 
-t.test('SIGHUP loads a renewed certificate for new connections; a bad one keeps the old', { skip }, async (t) => {
+/** A CA, a certificate in place (live.pem, live.key) and a renewed one to copy over it. */
+function liveCertificate(t: Test) {
   const ca = makeTestCa();
   t.teardown(() => ca.close());
   const first = ca.issue('first');
@@ -123,6 +124,11 @@ t.test('SIGHUP loads a renewed certificate for new connections; a bad one keeps 
   const key = path.join(ca.dir, 'live.key');
   copyFileSync(first.cert, cert);
   copyFileSync(first.key, key);
+  return { ca, cert, key, renewed };
+}
+
+t.test('SIGHUP loads a renewed certificate for new connections; a bad one keeps the old', { skip }, async (t) => {
+  const { ca, cert, key, renewed } = liveCertificate(t);
   const { child, waitFor } = runProxy(t, ['--tls-cert', cert, '--tls-key', key]);
   const port = Number((await waitFor(/proxy on https:\/\/127\.0\.0\.1:(\d+)/))[1]);
   const before = await servedFingerprint(port, ca.ca);
@@ -143,14 +149,7 @@ t.test('SIGHUP loads a renewed certificate for new connections; a bad one keeps 
 });
 
 t.test('with --watch a renewed certificate is loaded when its files change', { skip }, async (t) => {
-  const ca = makeTestCa();
-  t.teardown(() => ca.close());
-  const first = ca.issue('first');
-  const renewed = ca.issue('renewed');
-  const cert = path.join(ca.dir, 'live.pem');
-  const key = path.join(ca.dir, 'live.key');
-  copyFileSync(first.cert, cert);
-  copyFileSync(first.key, key);
+  const { ca, cert, key, renewed } = liveCertificate(t);
   const { child, waitFor } = runProxy(t, ['--watch', '--tls-cert', cert, '--tls-key', key]);
   const port = Number((await waitFor(/proxy on https:\/\/127\.0\.0\.1:(\d+)/))[1]);
   const before = await servedFingerprint(port, ca.ca);
