@@ -108,7 +108,10 @@ export class StagingControls implements RequestObserver {
     if (ttlMs === undefined || !now) return;
     const expiresAt = Date.now() + ttlMs;
     const previousJson = JSON.stringify(previous?.definition ?? null);
-    if (this.opts.shared && now.version !== undefined) await this.opts.shared.writeTtl({ version: now.version, expires_at: expiresAt, previous: previousJson });
+    if (this.opts.shared && now.version !== undefined)
+      await this.opts.shared.writeTtl({ version: now.version, expires_at: expiresAt, previous: previousJson }).catch((err: Error) =>
+        this.host.log(`ttl of scenario ${now.name} not shared with the fleet (${err.message}); this replica still reverts it`),
+      );
     this.armScenarioTtl(expiresAt, previous?.name ?? 'pass-through', previousJson, now.version);
   }
 
@@ -135,15 +138,12 @@ export class StagingControls implements RequestObserver {
       const previous = JSON.parse(shared.previous) as { scenario?: string } | null;
       this.armScenarioTtl(shared.expires_at, previous?.scenario ?? 'pass-through', shared.previous, shared.version);
     } else if (this.armedVersion !== now?.version) this.ttl.disarm('scenario'); // a read issued before this replica armed its own
-
   }
 
   private async scenarioExpired(revertsTo: string, previousJson: string, version: number | undefined): Promise<void> {
     const now = this.host.current();
     if (version !== undefined && now?.version !== version) return; // replaced meanwhile: its TTL went with it
-    const message = `ttl expired: scenario ${now?.name ?? '(none)'} reverts to ${revertsTo}`;
-    this.host.log(message);
-    this.host.hub.notice({ event: 'ttl-expired', message, ...(this.host.replica ? { replica: this.host.replica } : {}) });
+    this.notify('ttl-expired', `ttl expired: scenario ${now?.name ?? '(none)'} reverts to ${revertsTo}`);
     // In a fleet every replica's timer fires; one carries out the revert and records it.
     if (this.opts.shared && version !== undefined && !(await this.opts.shared.claimRevert(version).catch(() => false))) return;
     const previous = JSON.parse(previousJson) as unknown;
@@ -173,9 +173,7 @@ export class StagingControls implements RequestObserver {
     else
       this.ttl.arm(target, Date.now() + ttlMs, before ? 'enabled' : 'disabled', () => {
         this.host.setRule(id, before);
-        const message = `ttl expired: rule ${id} ${before ? 'enabled' : 'disabled'} again`;
-        this.host.log(message);
-        this.host.hub.notice({ event: 'ttl-expired', message, ...(this.host.replica ? { replica: this.host.replica } : {}) });
+        this.notify('ttl-expired', `ttl expired: rule ${id} ${before ? 'enabled' : 'disabled'} again`);
         void this.record('rule-revert', target, PROXY_ITSELF, definition, definition, 'ttl expired');
       });
     return rule;
@@ -211,8 +209,13 @@ export class StagingControls implements RequestObserver {
     const message = state.pulled
       ? `safety lever pulled${state.halted_by ? ` (halted by ${state.halted_by})` : ''} by ${state.by ?? 'unknown'}${state.reason ? `: ${state.reason}` : ''}; faults stop (dry run), new scenarios and rule switches are refused`
       : `safety lever released by ${state.by ?? 'unknown'}; faults apply again`;
+    this.notify(state.pulled ? 'lever-pulled' : 'lever-released', message);
+  }
+
+  /** A change that is not a request: one log line, one /events notice. */
+  private notify(event: string, message: string): void {
     this.host.log(message);
-    this.host.hub.notice({ event: state.pulled ? 'lever-pulled' : 'lever-released', message, ...(this.host.replica ? { replica: this.host.replica } : {}) });
+    this.host.hub.notice({ event, message, ...(this.host.replica ? { replica: this.host.replica } : {}) });
   }
 
   // ---- guardrails ----
@@ -224,7 +227,7 @@ export class StagingControls implements RequestObserver {
   private async breached(b: GuardrailBreach): Promise<void> {
     if (this.lever.state.pulled) return;
     this.host.metrics.guardrailBreached(b.name);
-    this.host.log(`guardrail ${b.name} breached: ${b.detail}`);
+    this.notify('guardrail-breach', `guardrail ${b.name} breached: ${b.detail}`);
     const definition = this.host.current()?.definition;
     await this.record('guardrail-breach', `guardrail:${b.name}`, PROXY_ITSELF, definition, definition, b.detail);
     await this.pullLever(b.detail, { ...PROXY_ITSELF, by: `guardrail ${b.name}` }, `guardrail ${b.name}`).catch((err: Error) =>

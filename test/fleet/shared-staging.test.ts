@@ -23,6 +23,17 @@ async function auditOf(r: Runtime): Promise<Array<Record<string, unknown>>> {
   return res.body.toString().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
+/** The fleet's audit stream once it holds an entry of `action` (appended just after the change it records). */
+async function auditWith(r: Runtime, action: string, ms = 5_000): Promise<Array<Record<string, unknown>>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const audit = await auditOf(r);
+    if (audit.some((e) => e.action === action)) return audit;
+    if (Date.now() > deadline) throw new Error(`no ${action} entry in the audit stream within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Subscribes to a replica's /events; resolves once connected, with the promise of the next notice of one kind. */
 function subscribeNotice(r: Runtime, event: string): Promise<{ next: Promise<{ message: string }> }> {
   return new Promise((connected, failed) => {
@@ -61,7 +72,7 @@ t.test('a scenario loaded with a TTL reverts on all three replicas by itself', {
   t.equal((await search(r3.url, 2)).code, undefined, 'and the third replica forwards untouched again');
   t.match((await notice).message, /ttl expired: scenario failing reverts to calm/, 'an /events message on another replica');
   t.same(fleet.replicas.map((r) => r.status().ttl), [[], [], []], 'no TTL left anywhere');
-  const audit = await auditOf(r3);
+  const audit = await auditWith(r3, 'scenario-revert');
   const revert = audit.find((e) => e.action === 'scenario-revert');
   t.ok(revert, 'the fleet audit stream records the revert');
   t.match(revert, { target: 'scenario', remote: null, detail: 'ttl expired' });
@@ -129,7 +140,7 @@ rules:
   t.match((await request(`${breaching.adminUrl}/metrics`)).body.toString(), /aap_chaos_guardrail_breaches_total\{guardrail="no-retry-storm"\} 1/);
   const journal = (await request(`${fleet.replicas[0]!.adminUrl}/journal`)).body.toString().trim().split('\n').map((l) => JSON.parse(l) as { halted_by?: string });
   t.equal(journal.at(-1)!.halted_by, 'guardrail no-retry-storm', 'journal lines written while halted say who halted');
-  const audit = await auditOf(fleet.replicas[2]!);
+  const audit = await auditWith(fleet.replicas[2]!, 'lever-pull');
   const breach = audit.find((e) => e.action === 'guardrail-breach');
   t.match(breach, { target: 'guardrail:no-retry-storm', detail: /retry_storm_ratio \d\.\d\d > 0\.50/ });
   t.match(audit.find((e) => e.action === 'lever-pull'), { detail: /by guardrail no-retry-storm/ });
