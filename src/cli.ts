@@ -17,6 +17,8 @@ import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
 import { startFleetCommand } from './state/fleet-command.js';
 import { reportToPrimary, workerIndex } from './state/workers.js';
 import { replayCommand } from './commands/replay.js';
+import { reloadTlsOn } from './control/tls-reload.js';
+import { runAuditVerify } from './journal/audit-verify-command.js';
 
 /** Set once stdout is closed (`aap-chaos … | head -1`): further output is dropped, quietly. */
 let stdoutClosed = false;
@@ -124,6 +126,12 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     replicaId: argv.replicaId,
     record: argv.record,
     recordMaxBytes: argv.recordMaxBytes,
+    tlsCert: argv.tlsCert,
+    tlsKey: argv.tlsKey,
+    adminTlsCert: argv.adminTlsCert,
+    adminTlsKey: argv.adminTlsKey,
+    maxTtlMs: argv.maxTtl,
+    auditFile: argv.audit,
     log: out,
   });
   const workers = checkOption(RUN_OPTIONS.workers, 'workers', argv.workers, 'flag') as number;
@@ -131,7 +139,9 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
   if ((await startFleetCommand(workers, opts, { out, fail })) === 'primary') return;
   // Checked before anything starts: a watch that could never fire is a mistake, not a no-op.
   let watchedFile: string | undefined;
-  if (argv.watch) {
+  // --watch with TLS files and no scenario file watches the certificates alone.
+  const tlsFiles = [argv.tlsCert, argv.tlsKey, argv.adminTlsCert, argv.adminTlsKey].filter((f): f is string => typeof f === 'string');
+  if (argv.watch && !(tlsFiles.length > 0 && argv.scenario === undefined)) {
     const ref = typeof argv.scenario === 'string' ? await resolveScenarioRef(argv.scenario) : undefined;
     if (!ref?.ok || ref.builtin) {
       fail(`--watch: needs --scenario FILE to watch, got ${typeof argv.scenario === 'string' ? `"${argv.scenario}" (${ref?.ok ? 'a built-in scenario' : 'not a file'})` : 'no --scenario'}`);
@@ -172,11 +182,13 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
       },
     ).close;
   }
+  const stopTls = reloadTlsOn(runtime, argv.watch ? tlsFiles : [], { out, err });
   const printReport = argv.report as boolean;
   closeOnSignals(
     {
       close: async () => {
         stopWatching?.();
+        stopTls();
         const report = printReport ? runtime.report() : undefined;
         await runtime.close();
         if (report) out(formatReport(report));
@@ -186,7 +198,7 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
   );
 }
 
-const COMMANDS = ['mock', 'validate', 'scenarios', 'report', 'ctl', 'replay'];
+const COMMANDS = ['mock', 'validate', 'scenarios', 'report', 'ctl', 'replay', 'audit'];
 
 async function main(): Promise<void> {
   const args = hideBin(process.argv);
@@ -243,6 +255,12 @@ async function main(): Promise<void> {
           .option('record', { type: 'string', describe: "append every exchange with the dealer (and its agent card) to this JSONL recording, for aap-chaos replay" })
           .option('record-max-bytes', { type: 'string', nargs: 1, default: String(100 * 1024 * 1024), describe: 'the recording stops, with a message, when the file would grow past this' })
           .option('workers', { type: 'string', nargs: 1, default: '1', describe: 'worker processes behind the one proxy port (more than 1 needs --state redis://… unless the scenario keeps no state)' })
+          .option('tls-cert', { type: 'string', describe: 'PEM certificate: serve buyers over HTTPS (with --tls-key); reloaded on SIGHUP, or on change with --watch' })
+          .option('tls-key', { type: 'string', describe: 'PEM private key of --tls-cert' })
+          .option('admin-tls-cert', { type: 'string', describe: 'PEM certificate: serve the admin API over HTTPS (with --admin-tls-key)' })
+          .option('admin-tls-key', { type: 'string', describe: 'PEM private key of --admin-tls-cert' })
+          .option('max-ttl', { type: 'string', describe: 'longest time to live of a runtime change (e.g. 1h); with it, a change without ?ttl= gets this one' })
+          .option('audit', { type: 'string', describe: 'append one hash-chained JSON line per state-changing admin action to this file' })
           .options(listenerTimeoutFlags)
           .options(scenarioLimitFlags),
       (argv) => runProxy(argv),
@@ -317,6 +335,16 @@ async function main(): Promise<void> {
         const thresholds = Object.fromEntries(THRESHOLD_NAMES.filter((n) => argv[flagName(n)] !== undefined).map((n) => [n, argv[flagName(n)]]));
         const result = await runReportCommand(argv.journals as string[], { json: argv.json, junit: argv.junit, profile: argv.profile, extensionUri: argv.extensionUri, thresholds });
         out(result.output);
+        process.exitCode = result.exitCode;
+      },
+    )
+    .command(
+      'audit <action> <file>',
+      'audit verify FILE: check an audit log\'s hash chain; exit 0 when intact, 1 naming the first removed or edited line',
+      (y) => y.positional('action', { type: 'string', choices: ['verify'] as const, demandOption: true }).positional('file', { type: 'string', demandOption: true }),
+      async (argv) => {
+        const result = await runAuditVerify(argv.file as string);
+        (result.exitCode === 0 ? out : err)(result.output);
         process.exitCode = result.exitCode;
       },
     )

@@ -21,8 +21,11 @@ export interface Chaos {
   readonly url: string;
   /** The admin API of this instance. */
   readonly adminUrl: string;
-  /** Validates and swaps the scenario; rejects with ScenarioRejectedError (keeping the old one) when invalid. */
-  use(scenario: ScenarioInput): Promise<void>;
+  /**
+   * Validates and swaps the scenario; rejects with ScenarioRejectedError (keeping the old one) when
+   * invalid. With `ttlMs`, the scenario in force before comes back by itself after that long.
+   */
+  use(scenario: ScenarioInput, opts?: { ttlMs?: number }): Promise<void>;
   /** Journal lines still in the ring, in the order their requests finished (of one session, when given). */
   journal(query?: { session?: string }): JournalEntry[];
   /** The buyer-behaviour report over the journal so far (over one session's lines, when given). */
@@ -47,8 +50,8 @@ export async function startChaos(opts: ChaosOptions = {}): Promise<Chaos> {
     url: runtime.url,
     adminUrl: runtime.adminUrl,
     events: runtime.events,
-    use: async (scenario) => {
-      await runtime.use(scenario);
+    use: async (scenario, { ttlMs } = {}) => {
+      await runtime.use(scenario, { ttlMs });
     },
     journal: (query = {}) => runtime.journal.entries(query),
     report: (query) => runtime.report(query),
@@ -68,7 +71,9 @@ export type { RuleStatus, ScenarioEngine } from './engine/decision.js';
 export type { Scenario, Rule } from './scenario/load.js';
 export type { ProfileSetting } from './proxy/profile.js';
 export type { Profile } from './protocol/codes.js';
-export type { DroppedNotice } from './control/events.js';
+export type { ChangeNotice, DroppedNotice } from './control/events.js';
+export type { AuditEntry } from './journal/audit.js';
+export type { LeverState } from './control/safety-lever.js';
 export { runCheck, type CheckOptions, type CheckReport, type RuleResult, type RuleVerdict } from './check/run-check.js';
 export { CONFORMANCE_RULES, checkCard, checkReply, violationsOf, type ConformanceRule, type Exchange, type Finding, type Violation } from './protocol/conformance/index.js';
 export type { DealerConformanceSection } from './journal/dealer-conformance.js';

@@ -6,6 +6,8 @@
  */
 import { displayUrl } from './state/display-url.js';
 
+import { ttlMs } from './control/ttl.js';
+
 /** A value that cannot be used; the message names the flag or option and the value. */
 export class OptionError extends Error {
   override name = 'OptionError';
@@ -53,6 +55,14 @@ export function parseDurationMs(value: unknown): number {
   if (!m) return invalid('is not a duration (use e.g. 30s, 500ms or a number of milliseconds)');
   const n = Number(m[1]);
   return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
+}
+
+function positiveDuration(value: unknown): number {
+  try {
+    return ttlMs(value);
+  } catch (e) {
+    return invalid((e as Error).message);
+  }
 }
 
 function text(value: unknown): string {
@@ -179,6 +189,12 @@ export const RUN_OPTIONS = {
   record: { flag: 'record', parse: text },
   recordMaxBytes: { flag: 'record-max-bytes', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1') },
   eventsBufferBytes: { flag: 'events-buffer-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
+  tlsCert: { flag: 'tls-cert', parse: text },
+  tlsKey: { flag: 'tls-key', parse: text },
+  adminTlsCert: { flag: 'admin-tls-cert', parse: text },
+  adminTlsKey: { flag: 'admin-tls-key', parse: text },
+  maxTtlMs: { flag: 'max-ttl', parse: positiveDuration },
+  auditFile: { flag: 'audit', parse: text },
 } satisfies Record<string, OptionSpec>;
 
 /** Limits on scenario files, shared by every command that loads one. */

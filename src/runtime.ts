@@ -19,7 +19,7 @@ import type { RequestObserver } from './journal/entry.js';
 import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type Scenario } from './scenario/load.js';
 import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
 import { startAdminServer, type AdminServer } from './control/admin.js';
-import type { ControlSurface, RuntimeStatus, ScenarioInput } from './control/surface.js';
+import type { ChangeOptions, ControlSurface, RuntimeStatus, ScenarioInput } from './control/surface.js';
 import { EventHub } from './control/events.js';
 import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
@@ -29,6 +29,9 @@ import type { ReplaySettings } from './replay/dealer.js';
 import { ADMIN_LISTENER, listenNamed, PROXY_LISTENER } from './listen-errors.js';
 import { Fleet, memoryStateStatus, stateUrlOf } from './state/fleet.js';
 import type { StateStatus } from './state/store.js';
+import { FleetControl } from './state/fleet-control.js';
+import { PROXY_ITSELF, StagingControls } from './control/staging.js';
+import { readServerTls, reloadServerTls, type ServerTlsFiles } from './control/server-tls.js';
 
 export type { RuntimeStatus, ScenarioInput } from './control/surface.js';
 
@@ -108,6 +111,16 @@ export interface RuntimeOptions {
   log?: (line: string) => void;
   /** Where the admin token variable is read from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** PEM certificate and key files: the proxy serves buyers over HTTPS (--tls-cert, --tls-key). */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** PEM certificate and key files for the admin API (--admin-tls-cert, --admin-tls-key). */
+  adminTlsCert?: string;
+  adminTlsKey?: string;
+  /** Longest time to live of a runtime change; with it, every change gets one (--max-ttl). */
+  maxTtlMs?: number;
+  /** JSONL file the audit log is appended to (--audit). */
+  auditFile?: string;
 }
 
 /** A scenario that failed validation; `problems` are formatted exactly as `aap-chaos validate` prints them. */
@@ -128,6 +141,8 @@ export interface Runtime extends ControlSurface {
   readonly events: RuntimeEvents;
   /** The engine deciding requests now, if a scenario is loaded. */
   readonly engine: ScenarioEngine | undefined;
+  /** Reads the TLS files again for new connections; returns one line per listener reloaded, throws when a file is bad (the old one stays). */
+  reloadTls(): string[];
   /** Stops accepting, drains requests in flight, flushes the journal, closes event clients. Idempotent. */
   close(): Promise<void>;
 }
@@ -149,6 +164,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   const adminHost = opts.adminHost ?? '127.0.0.1';
   const adminToken = opts.adminToken || (opts.env ?? process.env)[ADMIN_TOKEN_ENV] || undefined;
   assertAdminExposureAllowed(adminHost, adminToken);
+  // Read and checked before anything starts: a bad file is one line, and nothing listens.
+  const tls: ServerTlsFiles = readServerTls(opts);
 
   // Made before the metrics exist (the first scenario decides the profile); they are told once they do.
   let metrics: ChaosMetrics | undefined;
@@ -167,7 +184,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   try {
     // In a fleet the scenario already published wins over this replica's own.
     const adopted = await fleet?.adopt(own);
-    engine = adopted ? engineFor(await validated(adopted.definition as Scenario), adopted.version) : own && engineFor(own);
+    // A published null is the fleet's pass-through (a TTL that ran out with nothing before it).
+    engine = adopted && adopted.definition !== null ? engineFor(await validated(adopted.definition as Scenario), adopted.version) : adopted ? undefined : own && engineFor(own);
   } catch (err) {
     await fleet?.close();
     throw err;
@@ -244,6 +262,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       timeouts,
       maxBodyBytes: opts.maxBodyBytes,
       tls: opts.dealerTls,
+      serverTls: tls.proxy?.pair,
       replica: fleet?.replica ?? opts.replicaId,
       clientKeySecret: fleet?.clientKeySecret,
       recorder,
@@ -261,14 +280,55 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       // One assignment: a request reads the decider once, so it never sees half a swap.
       engine = next;
       proxy.decider = next;
+      staging.scenarioSwapped((next.definition as Scenario).guardrails);
       // A scenario's own profile applies unless --profile fixed one for the whole run.
       if (opts.profile === undefined) proxy.profile.configure(next.profile ?? 'auto', 'scenario');
       log(`scenario ${next.name} loaded (seed ${next.seed}, ${ruleCount(next)} rules${next.version !== undefined ? `, fleet version ${next.version}` : ''})`);
       return next;
     };
+    /** Back to pass-through: no scenario in force. */
+    const clear = (): void => {
+      engine = undefined;
+      proxy.decider = undefined;
+      staging.scenarioSwapped(undefined);
+      log('no scenario: every request is forwarded untouched');
+    };
+    let operatorDryRun = proxy.dryRun;
+    const staging = new StagingControls(
+      {
+        replica: fleet?.replica ?? opts.replicaId,
+        log,
+        hub,
+        metrics,
+        current: () => (engine ? { definition: engine.definition, name: engine.name, version: engine.version } : undefined),
+        async restore(definition) {
+          if (definition === null || definition === undefined) {
+            await fleet?.publish(null as unknown as Scenario);
+            clear();
+          } else {
+            const scenario = await validated(definition as Scenario);
+            swap(engineFor(scenario, await fleet?.publish(scenario)));
+          }
+        },
+        setRule: (id, enabled) => (engine?.setEnabled(id, enabled) ? engine.rules().find((r) => r.id === id) : undefined),
+        ruleEnabled: (id) => engine?.rules().find((r) => r.id === id)?.enabled,
+        leverMoved(state) {
+          // The lever forces dry run; releasing it gives back what the operator had chosen.
+          proxy.dryRun = state.pulled || operatorDryRun;
+          proxy.haltedBy = state.pulled ? (state.halted_by ?? `safety lever (${state.by ?? 'unknown'})`) : undefined;
+        },
+      },
+      { auditFile: opts.auditFile, maxTtlMs: opts.maxTtlMs, shared: fleet ? new FleetControl(fleet.store.connection()) : undefined },
+    );
+    proxy.observers.push(staging);
+    staging.scenarioSwapped((engine?.definition as Scenario | undefined)?.guardrails);
+    await staging.start();
+    cleanups.push(() => staging.close());
+
     // Another replica published a scenario: validate it here too, then swap.
     await fleet?.follow(async (version, definition) => {
       try {
+        if (definition === null) return clear();
         swap(engineFor(await validated(definition as Scenario), version));
       } catch (err) {
         log(`published scenario version ${version} refused: ${(err as Error).message}`);
@@ -282,28 +342,36 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       get engine() {
         return engine;
       },
-      async use(input: ScenarioInput): Promise<ScenarioEngine> {
+      staging,
+      async use(input: ScenarioInput, change: ChangeOptions = {}): Promise<ScenarioEngine> {
+        const ttlMs = staging.admitScenario(change);
         const scenario = await validated(input);
+        const previous = engine && { definition: engine.definition, name: engine.name };
         // Validated before it is published: a bad scenario never reaches the other replicas.
-        return swap(engineFor(scenario, await fleet?.publish(scenario)));
+        const next = swap(engineFor(scenario, await fleet?.publish(scenario)));
+        await staging.scenarioChanged(previous, ttlMs, change.actor);
+        return next;
       },
-      setRuleEnabled(id: string, enabled: boolean): RuleStatus | undefined {
-        if (!engine?.setEnabled(id, enabled)) return undefined;
-        return engine.rules().find((r) => r.id === id);
+      setRuleEnabled(id: string, enabled: boolean, change?: ChangeOptions): RuleStatus | undefined {
+        return staging.switchRule(id, enabled, change);
       },
-      setDryRun(enabled: boolean): void {
-        proxy.dryRun = enabled;
-        log(enabled ? 'dry run on: faults are journaled, never applied' : 'dry run off: faults apply again');
+      setDryRun(enabled: boolean, actor = PROXY_ITSELF): void {
+        operatorDryRun = enabled;
+        proxy.dryRun = enabled || staging.lever.state.pulled;
+        void staging.recordAction('dry-run', 'proxy', actor, enabled ? 'on' : 'off');
+        log(enabled ? 'dry run on: faults are journaled, never applied' : `dry run off: faults apply again${staging.lever.state.pulled ? ' once the safety lever is released' : ''}`);
       },
-      async reset(): Promise<void> {
+      async reset(actor = PROXY_ITSELF): Promise<void> {
         engine?.reset();
         journal.clear();
         await engine?.forgetShared?.();
+        await staging.recordAction('reset', 'scenario', actor);
       },
-      async resetSession(id: string): Promise<void> {
+      async resetSession(id: string, actor = PROXY_ITSELF): Promise<void> {
         engine?.resetSession(id);
         journal.clear(id);
         await engine?.forgetShared?.(id);
+        await staging.recordAction('session-reset', `session:${id}`, actor);
       },
       sessions: () => engine?.sessions() ?? [],
       report(query: { session?: string } = {}): Report {
@@ -333,12 +401,13 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
           journal: { entries, ring_size: journal.ringSize, file: journal.file ?? null, dropped: journal.dropped },
           events: { clients: hub.clientCount, dropped: hub.dropped },
           state: fleet ? fleet.status(engine) : memoryStateStatus(opts.replicaId),
+          ...staging.status(),
         };
       },
     };
 
     const adminPort = opts.adminPort ?? 8081;
-    const admin: AdminServer = await listenNamed(ADMIN_LISTENER, adminHost, adminPort, () => startAdminServer(surface, { host: adminHost, port: adminPort, token: adminToken, timeouts }));
+    const admin: AdminServer = await listenNamed(ADMIN_LISTENER, adminHost, adminPort, () => startAdminServer(surface, { host: adminHost, port: adminPort, token: adminToken, timeouts, tls: tls.admin?.pair }));
     cleanups.push(() => admin.close());
 
     log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : replayFile !== undefined ? `dealer replayed from ${replayFile} at ${target}` : target}`);
@@ -363,6 +432,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         await recorder?.close();
         await replay?.close();
         await journal.close();
+        await staging.close();
         await fleet?.close();
       })());
 
@@ -371,6 +441,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       adminUrl: admin.url,
       proxy,
       events,
+      reloadTls: () => reloadServerTls(tls, proxy.server, admin.server),
       close,
     }) as Runtime;
   } catch (err) {

@@ -14,6 +14,8 @@ import { dashboardFileFor, serveDashboardFile } from '../dashboard/serve.js';
 import { bearerTokenMatches, eventsAuthorization } from './auth.js';
 import { adminRequestRefusal } from './admin-guard.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from '../proxy/listener-limits.js';
+import { createListener, schemeOf, type TlsPair } from '../proxy/tls.js';
+import { actorOf, changeOf, stagingRefusal, stagingRoutes } from './staging-routes.js';
 
 export { ApiError, type Call, type ControlSurface, type Route } from './surface.js';
 
@@ -22,6 +24,8 @@ export interface AdminServerOptions {
   port: number;
   token?: string;
   timeouts?: ListenerTimeouts;
+  /** Serve the admin API over HTTPS (--admin-tls-cert, --admin-tls-key). */
+  tls?: TlsPair;
 }
 
 export interface AdminServer {
@@ -54,7 +58,7 @@ const routes: Route[] = [
       const enabled = (body as { enabled?: unknown } | null)?.enabled;
       if (typeof enabled !== 'boolean') throw new ApiError(400, 'the body must be {"enabled": true} or {"enabled": false}');
       if (!s.engine) throw new ApiError(404, `no scenario is loaded, so there is no rule "${id}"`);
-      const rule = s.setRuleEnabled(id, enabled);
+      const rule = s.setRuleEnabled(id, enabled, { actor: actorOf(req) });
       if (!rule) throw new ApiError(404, `no rule "${id}" in scenario ${s.engine.name}; rules: ${s.engine.rules().map((r) => r.id).join(', ') || '(none)'}`);
       sendJson(res, 200, rule);
     },
@@ -65,7 +69,7 @@ const routes: Route[] = [
     handle: async (s, { req, res }) => {
       const enabled = ((await readJsonBody(req)) as { enabled?: unknown } | null)?.enabled;
       if (typeof enabled !== 'boolean') throw new ApiError(400, 'the body must be {"enabled": true} (stop all faults) or {"enabled": false}');
-      s.setDryRun(enabled);
+      s.setDryRun(enabled, actorOf(req));
       sendJson(res, 200, { dry_run: s.status().dry_run });
     },
   },
@@ -73,14 +77,15 @@ const routes: Route[] = [
   {
     method: 'POST',
     path: /^\/reset$/,
-    handle: async (s, { res }) => {
-      await s.reset();
+    handle: async (s, { req, res }) => {
+      await s.reset(actorOf(req));
       sendJson(res, 200, { reset: true });
     },
   },
   { method: 'GET', path: /^\/journal$/, handle: getJournal },
   { method: 'GET', path: /^\/report$/, handle: (s, { res, url }) => sendJson(res, 200, s.report(sessionQuery(url))) },
   ...sessionRoutes((res, status, body) => sendJson(res, status, body)),
+  ...stagingRoutes((res, status, body) => sendJson(res, status, body), readJsonBody),
   {
     method: 'GET',
     path: /^\/metrics$/,
@@ -100,7 +105,7 @@ const routes: Route[] = [
 ];
 
 export async function startAdminServer(surface: ControlSurface, opts: AdminServerOptions): Promise<AdminServer> {
-  const server = http.createServer(listenerOptions(opts.timeouts), (req, res) => {
+  const server = createListener(opts.tls, listenerOptions(opts.timeouts), (req, res) => {
     handleRequest(surface, opts, req, res).catch((err: unknown) => {
       process.emitWarning(`aap-chaos: admin request failed: ${(err as Error)?.message ?? String(err)}`);
       if (!res.headersSent) sendJson(res, 500, { error: { message: 'internal error in the admin API' } });
@@ -129,7 +134,7 @@ export async function startAdminServer(surface: ControlSurface, opts: AdminServe
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
-    url: `http://${host}:${addr.port}`,
+    url: `${schemeOf(server)}://${host}:${addr.port}`,
     server,
     close: () =>
       new Promise<void>((resolve) => {
@@ -141,7 +146,7 @@ export async function startAdminServer(surface: ControlSurface, opts: AdminServe
 
 const UNAUTHORIZED = 'missing or wrong admin token: send "Authorization: Bearer <token>"';
 
-async function handleRequest(surface: ControlSurface, { token, timeouts: _timeouts, ...guard }: AdminServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleRequest(surface: ControlSurface, { token, timeouts: _timeouts, tls: _tls, ...guard }: AdminServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     const refusal = adminRequestRefusal(req, guard);
     if (refusal) throw new ApiError(refusal.status, refusal.message);
@@ -158,7 +163,8 @@ async function handleRequest(surface: ControlSurface, { token, timeouts: _timeou
       throw new ApiError(405, `${req.method} is not supported on ${url.pathname}; use ${allow}`, undefined, { allow });
     }
     await hit.route.handle(surface, { req, res, url, params: hit.m!.slice(1) });
-  } catch (err) {
+  } catch (thrown) {
+    const err = stagingRefusal(thrown) ?? thrown;
     if (!(err instanceof ApiError)) throw err;
     // The request body may still be arriving; answer and let the connection close.
     sendJson(res, err.status, { error: { message: err.message, ...(err.problems ? { problems: err.problems } : {}) } }, err.headers);
@@ -166,7 +172,8 @@ async function handleRequest(surface: ControlSurface, { token, timeouts: _timeou
 }
 
 /** Body: YAML or JSON scenario text, or `{"name": "<built-in>"}`. */
-async function putScenario(surface: ControlSurface, { req, res }: Call): Promise<void> {
+async function putScenario(surface: ControlSurface, { req, res, url }: Call): Promise<void> {
+  const change = changeOf(req, url);
   const text = (await readBody(req)).toString('utf8');
   if (text.trim() === '') throw new ApiError(400, 'empty body: send a scenario as YAML or JSON, or {"name": "<built-in scenario>"}');
   let input: ScenarioInput = text.includes('\n') ? text : `${text}\n`; // text, never mistaken for a name or path
@@ -180,7 +187,7 @@ async function putScenario(surface: ControlSurface, { req, res }: Call): Promise
   }
   let engine: ScenarioEngine;
   try {
-    engine = await surface.use(input);
+    engine = await surface.use(input, change);
   } catch (err) {
     if (err instanceof StateStoreError) throw new ApiError(503, err.message);
     const problems = (err as { problems?: unknown }).problems;
@@ -188,7 +195,8 @@ async function putScenario(surface: ControlSurface, { req, res }: Call): Promise
     const n = problems.length;
     throw new ApiError(422, `scenario rejected (${n} ${n === 1 ? 'problem' : 'problems'}); the current scenario is kept`, problems as string[]);
   }
-  sendJson(res, 200, { scenario: engine.name, seed: engine.seed, rules: engine.rules(), ...(engine.version !== undefined ? { scenario_version: engine.version } : {}) });
+  const ttl = surface.staging.ttlOf('scenario');
+  sendJson(res, 200, { scenario: engine.name, seed: engine.seed, rules: engine.rules(), ...(engine.version !== undefined ? { scenario_version: engine.version } : {}), ...(ttl ? { ttl } : {}) });
 }
 
 function getJournal(surface: ControlSurface, { res, url }: Call): void {

@@ -13,7 +13,7 @@ import type { Report } from '../journal/report.js';
 import { formatReport } from '../journal/report-format.js';
 import type { RuntimeStatus } from './surface.js';
 import { ADMIN_TOKEN_ENV } from './auth.js';
-import type { DroppedNotice } from './events.js';
+import type { ChangeNotice, DroppedNotice } from './events.js';
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
 
@@ -28,7 +28,8 @@ export interface CtlOptions {
   signal?: AbortSignal;
 }
 
-export const CTL_USAGE = 'usage: aap-chaos ctl status | use <FILE|NAME> | enable <ID> | disable <ID> | reset [--session ID] | events | journal [--since ULID] [--limit N] [--session ID] | report [--json] [--session ID]';
+export const CTL_USAGE =
+  'usage: aap-chaos ctl status | use <FILE|NAME> [--ttl 15m] | enable <ID> [--ttl 15m] | disable <ID> [--ttl 15m] | reset [--session ID] | events | journal [--since ULID] [--limit N] [--session ID] | report [--json] [--session ID] | stop-all [REASON] | release | audit';
 
 /** A failed call, already phrased for the person at the shell. */
 class CtlError extends Error {
@@ -48,7 +49,7 @@ export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> 
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, session: { type: 'string' } },
+      options: { since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, session: { type: 'string' }, ttl: { type: 'string' } },
     });
   } catch (e) {
     err(`${(e as Error).message}\n${CTL_USAGE}`);
@@ -56,7 +57,8 @@ export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> 
   }
   const [verb, arg, ...extra] = parsed.positionals;
   const needsArg = verb === 'use' || verb === 'enable' || verb === 'disable';
-  if (!verb || !(verb in VERBS) || (needsArg && !arg) || extra.length > 0 || (!needsArg && arg)) {
+  const mayHaveArg = verb === 'stop-all';
+  if (!verb || !(verb in VERBS) || (needsArg && !arg) || extra.length > 0 || (!needsArg && !mayHaveArg && arg)) {
     err(verb && !(verb in VERBS) ? `unknown ctl command "${verb}"\n${CTL_USAGE}` : CTL_USAGE);
     return 2;
   }
@@ -79,27 +81,38 @@ export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> 
 interface VerbCall {
   api: AdminClient;
   arg: string;
-  flags: { since?: string; limit?: string; json?: boolean; session?: string };
+  flags: { since?: string; limit?: string; json?: boolean; session?: string; ttl?: string };
   out: (line: string) => void;
   signal?: AbortSignal;
 }
 
-type Verb = 'status' | 'use' | 'enable' | 'disable' | 'reset' | 'events' | 'journal' | 'report';
+type Verb = 'status' | 'use' | 'enable' | 'disable' | 'reset' | 'events' | 'journal' | 'report' | 'stop-all' | 'release' | 'audit';
+
+/** `?ttl=…` for a change asked with --ttl; the instance checks the value and names the parameter. */
+const ttlSuffix = (ttl: string | undefined): string => (ttl === undefined ? '' : `?${new URLSearchParams({ ttl })}`);
+const ttlNote = (ttl: { remaining_s: number; reverts_to: string } | undefined): string => (ttl ? `; reverts to ${ttl.reverts_to} in ${ttl.remaining_s} s` : '');
 
 const VERBS: Record<Verb, (call: VerbCall) => Promise<void>> = {
   async status({ api, out }) {
     formatStatus((await api.json('GET', '/status')) as RuntimeStatus).forEach((l) => out(l));
   },
-  async use({ api, arg, out }) {
+  async use({ api, arg, flags, out }) {
     const body = await scenarioBody(arg);
-    const loaded = (await api.json('PUT', '/scenario', body)) as { scenario: string; seed: number; rules: RuleStatus[] };
-    out(`scenario ${loaded.scenario} loaded (seed ${loaded.seed}, ${loaded.rules.length} ${loaded.rules.length === 1 ? 'rule' : 'rules'})`);
+    const loaded = (await api.json('PUT', `/scenario${ttlSuffix(flags.ttl)}`, body)) as { scenario: string; seed: number; rules: RuleStatus[]; ttl?: { remaining_s: number; reverts_to: string } };
+    out(`scenario ${loaded.scenario} loaded (seed ${loaded.seed}, ${loaded.rules.length} ${loaded.rules.length === 1 ? 'rule' : 'rules'})${ttlNote(loaded.ttl)}`);
   },
-  async enable({ api, arg, out }) {
-    out(ruleLine((await api.json('PATCH', `/rules/${encodeURIComponent(arg)}`, jsonBody({ enabled: true }))) as RuleStatus));
+  enable: (call) => switchRule(call, true),
+  disable: (call) => switchRule(call, false),
+  async 'stop-all'({ api, arg, out }) {
+    const lever = (await api.json('PUT', '/safety-lever', jsonBody(arg ? { reason: arg } : {}))) as { by?: string };
+    out(`safety lever pulled by ${lever.by ?? 'unknown'}: every replica on this store stops injecting faults (dry run) and refuses new scenarios and rule switches until "ctl release"`);
   },
-  async disable({ api, arg, out }) {
-    out(ruleLine((await api.json('PATCH', `/rules/${encodeURIComponent(arg)}`, jsonBody({ enabled: false }))) as RuleStatus));
+  async release({ api, out }) {
+    await api.json('DELETE', '/safety-lever', jsonBody({}));
+    out('safety lever released: faults apply again on every replica');
+  },
+  async audit({ api, out }) {
+    for (const line of (await api.text('GET', '/audit')).split('\n')) if (line) out(line);
   },
   async reset({ api, flags, out }) {
     if (flags.session !== undefined) {
@@ -215,7 +228,7 @@ class AdminClient {
         signal?.removeEventListener('abort', stop);
         reject(this.unreachable(e));
       });
-      ws.on('message', (data) => out(eventLine(JSON.parse(data.toString()) as JournalEntry | DroppedNotice)));
+      ws.on('message', (data) => out(eventLine(JSON.parse(data.toString()) as JournalEntry | DroppedNotice | ChangeNotice)));
       ws.on('close', (code, reason) => {
         signal?.removeEventListener('abort', stop);
         // Only our own Ctrl-C ends the stream normally; anything else means the proxy went away.
@@ -246,8 +259,9 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u206
 const UNSAFE_KEEPING_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** One readable line per request: time, method, skill, rule, effect, status, duration; always one line. */
-export function eventLine(message: JournalEntry | DroppedNotice): string {
+export function eventLine(message: JournalEntry | DroppedNotice | ChangeNotice): string {
   if ('type' in message && message.type === 'dropped') return `… ${message.count} events missed: this reader fell behind`;
+  if ('type' in message && message.type === 'notice') return terminalSafe(`${message.ts.slice(11, 23)}  ${message.event}  ${message.message}`, false);
   const e = message as JournalEntry;
   const cols = [
     e.ts.slice(11, 23),
@@ -259,6 +273,15 @@ export function eventLine(message: JournalEntry | DroppedNotice): string {
     `${Math.round(e.duration_ms)} ms`,
   ];
   return terminalSafe(cols.join('  '), false);
+}
+
+/** enable / disable: PATCH without a TTL (as before), PUT /rules/ID/enabled?ttl= with one. */
+async function switchRule({ api, arg, flags, out }: VerbCall, enabled: boolean): Promise<void> {
+  const id = encodeURIComponent(arg);
+  const rule = (flags.ttl === undefined
+    ? await api.json('PATCH', `/rules/${id}`, jsonBody({ enabled }))
+    : await api.json('PUT', `/rules/${id}/enabled${ttlSuffix(flags.ttl)}`, jsonBody({ enabled }))) as RuleStatus & { ttl?: { remaining_s: number; reverts_to: string } };
+  out(ruleLine(rule) + ttlNote(rule.ttl));
 }
 
 function ruleLine(r: RuleStatus): string {
@@ -273,6 +296,10 @@ function formatStatus(s: RuntimeStatus): string[] {
     s.scenario ? `scenario ${s.scenario} (seed ${s.seed}), ${s.active_faults} active faults` : 'no scenario: every request is forwarded untouched',
   ];
   for (const r of s.rules) lines.push(`  ${ruleLine(r)}`);
+  const lever = s.safety_lever;
+  if (lever?.pulled) lines.push(`SAFETY LEVER PULLED${lever.halted_by ? ` (halted by ${lever.halted_by})` : ''} by ${lever.by ?? 'unknown'}${lever.at ? ` at ${lever.at}` : ''}${lever.reason ? `: ${lever.reason}` : ''}`);
+  for (const t of s.ttl ?? []) lines.push(`ttl: ${t.target} reverts to ${t.reverts_to} in ${t.remaining_s} s (at ${t.expires_at})`);
+  if (s.guardrails?.length) lines.push(`guardrails: ${s.guardrails.join(', ')}`);
   const j = s.journal;
   lines.push(`journal: ${j.entries} in memory (ring ${j.ring_size})${j.file ? `, file ${j.file}` : ''}, ${j.dropped} dropped; ${s.events.clients} event clients, ${s.events.dropped} events dropped`);
   return lines;

@@ -39,6 +39,16 @@ export interface DroppedNotice {
   count: number;
 }
 
+/** What /events says about a change that was not a request. */
+export interface ChangeNotice {
+  type: 'notice';
+  ts: string;
+  /** e.g. ttl-expired, lever-pulled, lever-released, guardrail-breach. */
+  event: string;
+  message: string;
+  replica?: string;
+}
+
 interface Client {
   socket: WebSocket;
   /** The upgraded connection under `socket`: corked while one turn's messages are queued on it. */
@@ -106,6 +116,15 @@ export class EventHub implements RequestObserver {
       client.alive = false;
       client.socket.ping();
     }
+  }
+
+  /**
+   * A change the proxy made or saw besides requests (a TTL ran out, the safety lever moved), as
+   * `{"type": "notice", …}`; rare, so sent to each client at once.
+   */
+  notice(notice: Omit<ChangeNotice, 'type' | 'ts'>): void {
+    const message = JSON.stringify({ type: 'notice', ts: new Date().toISOString(), ...notice });
+    for (const client of this.clients) if (client.socket.readyState === WebSocket.OPEN) client.socket.send(message);
   }
 
   onRequestDone(entry: JournalEntry): void {

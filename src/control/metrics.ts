@@ -55,6 +55,7 @@ export class ChaosMetrics implements RequestObserver {
   private readonly upstreamLatency: Histogram;
   private readonly journalDrops: Counter<'sink'>;
   private readonly suspendedRules: Counter<'rule'>;
+  private readonly guardrailBreaches: Counter<'guardrail'>;
   private readonly dealerViolations: Counter<'rule' | 'severity'>;
 
   constructor(private readonly currentEngine: () => ScenarioEngine | undefined) {
@@ -110,6 +111,12 @@ export class ChaosMetrics implements RequestObserver {
       labelNames: ['rule'],
       registers,
     });
+    this.guardrailBreaches = new Counter({
+      name: 'aap_chaos_guardrail_breaches_total',
+      help: "Scenario guardrails this replica saw breached (each pulled the fleet's safety lever), by guardrail name.",
+      labelNames: ['guardrail'],
+      registers,
+    });
   }
 
   onRequestDone(entry: JournalEntry): void {
@@ -133,6 +140,10 @@ export class ChaosMetrics implements RequestObserver {
   /** A fault max_active_faults refused (the engine tells, as it decides). */
   faultOverflowed(rule: string): void {
     this.overflow.inc({ rule });
+  }
+
+  guardrailBreached(guardrail: string): void {
+    this.guardrailBreaches.inc({ guardrail });
   }
 
   journalDropped(sink: 'file' | 'events', count = 1): void {

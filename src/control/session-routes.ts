@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { isSessionId } from '../engine/sessions.js';
 import { ApiError, type Route } from './surface.js';
+import { actorOf } from './staging-routes.js';
 
 const PROBLEM = 'a session id is 1 to 128 printable characters without spaces';
 
@@ -22,7 +23,7 @@ export function sessionRoutes(sendJson: (res: ServerResponse, status: number, bo
     {
       method: 'POST',
       path: /^\/sessions\/([^/]+)\/reset$/,
-      handle: async (s, { res, params }) => {
+      handle: async (s, { req, res, params }) => {
         let id: string;
         try {
           id = decodeURIComponent(params[0]!);
@@ -30,7 +31,7 @@ export function sessionRoutes(sendJson: (res: ServerResponse, status: number, bo
           id = '';
         }
         if (!isSessionId(id)) throw new ApiError(400, `/sessions/${params[0]!.slice(0, 40)}/reset: not a session id; ${PROBLEM}`);
-        await s.resetSession(id);
+        await s.resetSession(id, actorOf(req));
         sendJson(res, 200, { reset: true, session: id });
       },
     },

@@ -14,6 +14,11 @@ import type { Scenario } from '../scenario/types.generated.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 import type { StateStatus } from '../state/store.js';
+import type { Actor, ChangeOptions, StagingControls } from './staging.js';
+import type { LeverState } from './safety-lever.js';
+import type { TtlStatus } from './ttl.js';
+
+export type { Actor, ChangeOptions } from './staging.js';
 
 /** A scenario as callers may give it: a built-in name, a file path, YAML or JSON text, or a parsed object. */
 export type ScenarioInput = string | Scenario;
@@ -37,6 +42,13 @@ export interface RuntimeStatus {
   events: { clients: number; dropped: number };
   /** The rule state store, this replica and the published scenario version (fleet mode). */
   state: StateStatus;
+  /** The fleet's safety lever as this replica follows it. */
+  safety_lever: LeverState;
+  /** Changes that undo themselves, with the time left. */
+  ttl: TtlStatus[];
+  /** Names of the guardrails of the scenario in force. */
+  guardrails: string[];
+  audit: { file: string | null };
 }
 
 /** What the admin API drives; the runtime provides it. */
@@ -45,17 +57,23 @@ export interface ControlSurface {
   readonly journal: Journal;
   readonly metrics: ChaosMetrics;
   readonly hub: EventHub;
+  /** The safety lever, the audit log, TTLs and guardrails. */
+  readonly staging: StagingControls;
   status(): RuntimeStatus;
-  /** Validates and swaps the scenario; throws ScenarioRejectedError and keeps the old one when invalid. */
-  use(input: ScenarioInput): Promise<ScenarioEngine>;
-  /** The rule after the change, or undefined when no loaded rule has that id. */
-  setRuleEnabled(id: string, enabled: boolean): RuleStatus | undefined;
+  /**
+   * Validates and swaps the scenario; throws ScenarioRejectedError and keeps the old one when
+   * invalid, LeverPulledError while the safety lever is pulled. With `ttlMs` the scenario in
+   * force before comes back by itself.
+   */
+  use(input: ScenarioInput, change?: ChangeOptions): Promise<ScenarioEngine>;
+  /** The rule after the change, or undefined when no loaded rule has that id; LeverPulledError while the lever is pulled. */
+  setRuleEnabled(id: string, enabled: boolean, change?: ChangeOptions): RuleStatus | undefined;
   /** Dry run on: rules are decided and journaled, but no fault is applied. */
-  setDryRun(enabled: boolean): void;
+  setDryRun(enabled: boolean, actor?: Actor): void;
   /** Counters, rate-limit state and the journal ring. */
-  reset(): void | Promise<void>;
+  reset(actor?: Actor): void | Promise<void>;
   /** One session's rule state and journal lines. */
-  resetSession(id: string): void | Promise<void>;
+  resetSession(id: string, actor?: Actor): void | Promise<void>;
   sessions(): SessionSummary[];
   /** The report over every journal line, or over one session's. */
   report(query?: { session?: string }): Report;

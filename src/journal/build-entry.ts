@@ -153,6 +153,8 @@ export interface ReplyObservation {
   body?: ReplyBodyKind;
   /** `error` came from an SSE error event. */
   errorInStream?: boolean;
+  /** lead.submit only: the status of the dealer's response (`duplicate` for a lead it already had). */
+  leadStatus?: string;
 }
 
 /** Where a request stood when it finished: timing, who sent it, and the profile in force. */
@@ -171,6 +173,8 @@ export interface RequestCircumstances {
   session?: string;
   /** The replica that served the request (fleet mode). */
   replica?: string;
+  /** Who pulled the safety lever, while it is pulled. */
+  haltedBy?: string;
 }
 
 /** Past this many bytes an error's `data` is left out of the journal line. */
@@ -287,6 +291,7 @@ export function buildJournalEntry(
   entry.profile = at.profile;
   entry.extension_uri = at.extensionUri;
   entry.dry_run = at.dryRun;
+  if (at.haltedBy !== undefined) entry.halted_by = at.haltedBy;
   const { outcome, cause } = decideOutcome({ lost: reply.lost, aborted: at.aborted, status: at.status, sawRpcError: reply.error !== undefined, body: reply.body });
   entry.outcome = outcome;
   if (cause) entry.unknown_cause = cause;
@@ -307,6 +312,7 @@ export function buildJournalEntry(
     if (required !== undefined) entry.required_extension = required;
     if (reply.errorInStream) entry.error_in_stream = true;
   }
+  if (reply.leadStatus !== undefined) entry.lead_status = reply.leadStatus;
   if (reply.upstreamStatus !== undefined) entry.upstream_status = reply.upstreamStatus;
   if (reply.upstreamMs !== undefined) entry.upstream_ms = hundredths(reply.upstreamMs);
   if (reply.notes.length) entry.notes = reply.notes;

@@ -42,6 +42,8 @@ export interface JournalEntry {
   request_hash?: string;
   /** lead.submit only. */
   idempotency_key?: string;
+  /** lead.submit only: the status of the dealer's lead response (`duplicate` when it already had the lead). */
+  lead_status?: string;
   /** inventory.vehicle only: the identifier asked for (vin, stock or vehicle_id). */
   vehicle?: string;
   /** Rule ids whose match held. */
@@ -81,6 +83,8 @@ export interface JournalEntry {
   /** Why a modifier could not apply (e.g. "patch not applied: response is not JSON"). */
   notes?: string[];
   dry_run: boolean;
+  /** While the safety lever is pulled: who or what pulled it (`guardrail <name>` for a guardrail). */
+  halted_by?: string;
   /** True when the buyer went away before the reply was complete. */
   aborted?: boolean;
   /**

@@ -39,6 +39,31 @@ export function readRpcReplyBytes(bytes: Buffer | string): ReadReply {
   return readRpcReply(json);
 }
 
+/** How deep a lead.submit result is searched for its response part. */
+const LEAD_SEARCH_DEPTH = 6;
+
+/**
+ * The `status` of the lead.submit response inside a JSON-RPC result (`accepted`, `duplicate` …),
+ * wherever the result carries it (a Message's parts, a Task's artifacts); undefined when none.
+ */
+export function leadSubmitStatus(json: unknown): string | undefined {
+  const visit = (node: unknown, depth: number): string | undefined => {
+    if (depth > LEAD_SEARCH_DEPTH || node === null || typeof node !== 'object') return undefined;
+    if (!Array.isArray(node) && (node as Record<string, unknown>).type === 'lead.submit.response') {
+      // The response's fields sit beside `type`, or under its `data` member.
+      const part = node as Record<string, unknown>;
+      const status = part.status ?? (isRecord(part.data) ? part.data.status : undefined);
+      return typeof status === 'string' ? status : undefined;
+    }
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      const found = visit(child, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return isRecord(json) ? visit(json.result, 0) : undefined;
+}
+
 /**
  * The URI a -32008 (EXTENSION_SUPPORT_REQUIRED) names in its ErrorInfo metadata, or in the
  * AAP payload's details; undefined when the error names none.

@@ -30,13 +30,17 @@ export class DealerReplyWatch {
   private notRpc = false;
   private bytes = 0;
 
-  /** `rpc`: the request was JSON-RPC, so a reply that is not JSON-RPC leaves the buyer not knowing. */
+  /**
+   * `rpc`: the request was JSON-RPC, so a reply that is not JSON-RPC leaves the buyer not knowing.
+   * `keepSuccess`: keep a success too (lead.submit, whose status the journal records).
+   */
   constructor(
     status: number,
     contentType: string,
     private readonly rpc: boolean,
+    keepSuccess = false,
   ) {
-    this.keepAll = rpc && (status < 200 || status >= 300);
+    this.keepAll = (rpc && (status < 200 || status >= 300)) || keepSuccess;
     if (contentType.includes('json')) this.json = [];
     else if (contentType.startsWith('text/event-stream')) this.sse = new SseErrorScanner();
     else this.notRpc = true;

@@ -36,6 +36,8 @@ export interface ProxyContext {
   /** Read once per request: a swap mid-request does not change the engine it started with. */
   readonly decider: Decider | undefined;
   readonly dryRun: boolean;
+  /** Who pulled the safety lever, while it is pulled (each journal line then says so). */
+  readonly haltedBy?: string;
   readonly observers: readonly RequestObserver[];
   readonly settings: RequestSettings;
   /** With --record: keeps the dealer's replies (undefined costs the request path nothing). */

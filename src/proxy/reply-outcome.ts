@@ -3,7 +3,7 @@
  * proxy learns a reply's error after the fact (a JSON body it kept, a JSON body it rewrote).
  */
 import type { JsonRpcError } from '../protocol/envelopes.js';
-import { readRpcReplyBytes } from '../protocol/reply-kind.js';
+import { leadSubmitStatus, readRpcReplyBytes } from '../protocol/reply-kind.js';
 import type { ReplyObservation } from '../journal/build-entry.js';
 import type { DealerReplyCopy } from './dealer-check.js';
 import { describeUpstreamError, isUpstreamTimeout } from './forward.js';
@@ -21,11 +21,14 @@ export interface Outcome extends ReplyObservation {
  * Reads the dealer JSON kept by a DealerReplyWatch: its error, and for a JSON-RPC request what
  * kind of body it was.
  */
-export function readDealerJson(outcome: Outcome, rpc: boolean): void {
+export function readDealerJson(outcome: Outcome, rpc: boolean, lead = false): void {
   if (!outcome.dealerJson) return;
-  const read = readRpcReplyBytes(Buffer.concat(outcome.dealerJson));
+  const bytes = Buffer.concat(outcome.dealerJson);
+  const read = readRpcReplyBytes(bytes);
   if (read.error) outcome.error = read.error;
   else if (rpc) outcome.body = read.kind;
+  // lead.submit replies are kept whole (they are rare and small) for the duplicate-leads guardrail.
+  if (lead && read.kind === 'result') outcome.leadStatus = leadSubmitStatus(JSON.parse(bytes.toString('utf8')));
 }
 
 /**

@@ -7,10 +7,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { TLSSocket } from 'node:tls';
 import { classifyRequest } from '../protocol/classify.js';
 import { rpcIdFromText, stringifyJsonRpc, topLevelIdText, withExactId } from '../protocol/rpc-id.js';
 import { cacheAsHostDependent, isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent-card.js';
-import { readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
+import { leadSubmitStatus, readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
 import type { TerminalAction } from '../effects/effect.js';
 import { cardReplacement, faultCard } from '../effects/card.js';
 import { leavesBytesAlone } from '../effects/reply-plan.js';
@@ -107,7 +108,7 @@ function passThrough(x: Exchange): Promise<void> {
           const headers = endToEndHeaders(head.headers);
           const ct = headers['content-type'];
           // A JSON reply may be the dealer's own error, which the journal names.
-          watch = new DealerReplyWatch(head.statusCode, typeof ct === 'string' ? ct : '', request.kind === 'jsonrpc');
+          watch = new DealerReplyWatch(head.statusCode, typeof ct === 'string' ? ct : '', request.kind === 'jsonrpc', request.skill === 'lead.submit');
           tap = x.tapFor(head.statusCode, headers);
           res.writeHead(head.statusCode, headers);
           if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
@@ -171,12 +172,13 @@ async function forward(x: Exchange): Promise<void> {
         if (plan.card) json = faultCard(json, plan.card, proxy.cardHistory, outcome.notes);
         // After a card fault too: a changed card must not send buyers around the proxy.
         if (proxy.settings.rewriteCard && json && typeof json === 'object' && !Array.isArray(json)) {
-          json = rewriteAgentCard(json as Record<string, unknown>, `http://${req.headers.host ?? 'localhost'}`, proxy.forwarder.basePath);
+          json = rewriteAgentCard(json as Record<string, unknown>, `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`, proxy.forwarder.basePath);
           cacheAsHostDependent(headers);
         }
       }
       json = withExactId(runJsonSteps(json, plan.json, x.stepContext(), outcome.notes), raw);
       noteError(outcome, json);
+      if (request.skill === 'lead.submit') outcome.leadStatus = leadSubmitStatus(json);
       if (!isCard && request.kind === 'jsonrpc' && !outcome.error) outcome.body = readRpcReply(json).kind;
       bytes = Buffer.from(stringifyJsonRpc(json));
     } catch {
@@ -202,7 +204,7 @@ async function forward(x: Exchange): Promise<void> {
   if (changesLength(plan.stream)) delete headers['content-length']; // events may be cut or replaced
   res.writeHead(up.statusCode, headers);
   res.flushHeaders();
-  const watch = isCard ? undefined : new DealerReplyWatch(up.statusCode, contentType, request.kind === 'jsonrpc');
+  const watch = isCard ? undefined : new DealerReplyWatch(up.statusCode, contentType, request.kind === 'jsonrpc', request.skill === 'lead.submit');
   const piped = pipeToBuyer(stream, res, x.buyer.signal, (err) => noteBroken(outcome, err, proxy.forwarder.origin));
   // Attached after the pipe, so both see every chunk (what the buyer got, faults included).
   if (watch) stream.on('data', (chunk: Buffer) => watch.push(chunk));
@@ -305,7 +307,7 @@ function record(x: Exchange): void {
   // A reply cut short still had the status line the buyer received (a stream it left after 200 and events is a 200).
   const status = aborted && !res.headersSent ? 0 : (outcome.status ?? res.statusCode);
   const durationMs = performance.now() - x.t0;
-  readDealerJson(outcome, request.kind === 'jsonrpc');
+  readDealerJson(outcome, request.kind === 'jsonrpc', request.skill === 'lead.submit');
   const attribution = proxy.clientOf(x.decider, request);
   const entry = boundJournalEntry(
     buildJournalEntry(request, x.decision, outcome, {
@@ -320,6 +322,7 @@ function record(x: Exchange): void {
       extensionUri: x.inForce.extensionUri,
       session: x.session,
       replica: proxy.settings.replica,
+      haltedBy: proxy.haltedBy,
     }),
   );
   // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.

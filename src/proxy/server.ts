@@ -19,6 +19,7 @@ import { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { SOURCE_HEADER } from './marker-headers.js';
 import { HostCheck, refuseHost } from './host-check.js';
+import { createListener, schemeOf, type TlsPair } from './tls.js';
 import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
 import type { Recorder } from '../recording/recorder.js';
@@ -69,6 +70,8 @@ export interface ProxyOptions {
   recorder?: Recorder;
   /** Host names answered besides loopback names when listening on loopback (--allow-host); `*.NAME` covers subdomains. */
   allowHosts?: string[];
+  /** Serve buyers over HTTPS with this certificate and key (--tls-cert, --tls-key). */
+  serverTls?: TlsPair;
 }
 
 export class ChaosProxy implements ProxyContext {
@@ -81,6 +84,8 @@ export class ChaosProxy implements ProxyContext {
   /** The dealer's cards as they passed through, for `card: { stale }`. */
   readonly cardHistory = new CardHistory();
   dryRun: boolean;
+  /** Set while the safety lever is pulled: who or what halted the faults. */
+  haltedBy: string | undefined;
   readonly settings: RequestSettings;
   readonly recorder: Recorder | undefined;
   private readonly opts: ProxyOptions;
@@ -111,7 +116,7 @@ export class ChaosProxy implements ProxyContext {
     this.recorder = opts.recorder;
     if (this.recorder) this.profile.onCard = (card) => this.recorder!.card(card);
     this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;
-    this.server = http.createServer({ keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
+    this.server = createListener(opts.serverTls, { keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
       const refused = this.hostCheck?.refusal(req.headers.host);
       if (refused !== undefined) return refuseHost(res, refused);
       handleRequest(this, req, res).catch((err) => this.failSafe(res, err));
@@ -140,7 +145,7 @@ export class ChaosProxy implements ProxyContext {
   get url(): string {
     const addr = this.server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    return `http://${host}:${addr.port}`;
+    return `${schemeOf(this.server)}://${host}:${addr.port}`;
   }
 
   /** Stops accepting; requests in flight finish within `drainMs`, then remaining sockets are closed. */

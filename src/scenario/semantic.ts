@@ -7,6 +7,7 @@
 import { ERROR_SIBLING_KEYS, terminalEffectsOf } from './effect-kinds.js';
 import { compileScenarioRegex } from './regex.js';
 import { joinPointer, type Anchor } from './positions.js';
+import { guardrailProblems } from './guardrail-checks.js';
 import type { LocatedMessage } from './schema-problems.js';
 
 type Json = Record<string, unknown>;
@@ -19,6 +20,7 @@ export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export function semanticProblems(document: unknown): LocatedMessage[] {
   const out: LocatedMessage[] = [];
   const report = (path: string, message: string, anchor: Anchor = 'value') => out.push({ path, anchor, message });
+  if (isObject(document)) guardrailProblems(document, report);
   if (!isObject(document) || !Array.isArray(document.rules)) return out;
 
   const firstUseOfId = new Map<string, number>();

@@ -98,6 +98,12 @@ export interface Scenario {
   max_active_faults?: number;
   report?: ReportThresholds;
   /**
+   * Halting conditions in AAP terms, each over a sliding window of the traffic this replica serves. When one is breached the safety lever is pulled for the whole fleet (every replica goes to dry run and refuses new scenarios until it is released), with halted_by: guardrail <name>.
+   *
+   * @maxItems 32
+   */
+  guardrails?: Guardrail[];
+  /**
    * Rules, evaluated in order for every request.
    */
   rules?: Rule[];
@@ -122,6 +128,46 @@ export interface ReportThresholds {
    * Requests tolerated inside a retry_after window before the buyer is judged to ignore it.
    */
   storm_tolerance?: number;
+}
+/**
+ * One halting condition: a metric, its limit (min for lead_submit_success, max for the others) and its window.
+ *
+ * This interface was referenced by `Scenario`'s JSON-Schema
+ * via the `definition` "Guardrail".
+ */
+export interface Guardrail {
+  /**
+   * Names the guardrail in /status, the journal of changes, the metric aap_chaos_guardrail_breaches_total{guardrail} and the audit log.
+   */
+  name: string;
+  /**
+   * lead_submit_success: share of lead.submit requests the buyer got a JSON-RPC result for (needs min). duplicate_leads: lead.submit replies with status duplicate from the dealer (needs max, usually 0). retry_storm_ratio: for the busiest buyer, the share of its requests that repeat one it sent earlier in the window unchanged (needs max). p99_latency_ms: the 99th percentile of buyer-visible duration for one skill (needs skill and max).
+   */
+  metric: "lead_submit_success" | "duplicate_leads" | "retry_storm_ratio" | "p99_latency_ms";
+  /**
+   * Breached when the metric falls below this (lead_submit_success, 0 to 1).
+   */
+  min?: number;
+  /**
+   * Breached when the metric rises above this.
+   */
+  max?: number;
+  /**
+   * The AAP skill p99_latency_ms measures, e.g. inventory.search.
+   */
+  skill?: string;
+  /**
+   * Length of the sliding window, in seconds.
+   */
+  window_s?: number;
+  /**
+   * Requests the window must hold before a share, ratio or percentile is judged (counts of duplicate leads are judged from the first).
+   */
+  min_requests?: number;
+  /**
+   * exclude (default): requests a fault was injected into on purpose are left out, so the guardrail watches the dealer and the buyer, not the scenario itself. include: every request counts, as the buyer saw it.
+   */
+  faults?: "exclude" | "include";
 }
 /**
  * One rule: when the request matches and the `when` conditions fire, its effects apply. At most one terminal effect (error, a2a_error, require, rate_limit, http, network) per rule.

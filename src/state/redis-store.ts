@@ -98,6 +98,11 @@ export class RedisStateStore implements SharedRuleStore {
     return new RedisStateStore(url, client);
   }
 
+  /** The command connection, for the fleet's shared controls (fleet-control.ts). */
+  connection(): Redis {
+    return this.client;
+  }
+
   available(): boolean {
     return this.client.status === 'ready';
   }

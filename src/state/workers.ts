@@ -97,5 +97,9 @@ export function runPrimary(count: number, replicaBase: string | undefined, log: 
       stopAll();
     });
   }
+  // SIGHUP reloads TLS certificates: every worker serves them, so every worker is told.
+  process.on('SIGHUP', () => {
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP');
+  });
   for (let i = 1; i <= count; i++) fork(i);
 }

@@ -4,16 +4,9 @@
 import t from 'tap';
 import { Redis } from 'ioredis';
 import { redisMissing } from '../helpers/debian-services.js';
-import { search, startFleet } from '../helpers/fleet.js';
+import { calm, failing, search, startFleet } from '../helpers/fleet.js';
 import { request, waitFor } from '../helpers/servers.js';
 
-const calm = { scenario: 'calm', rules: [] };
-const failing = `scenario: failing
-rules:
-  - id: every-search-fails
-    match: { skill: inventory.search }
-    error: INTERNAL_ERROR
-`;
 
 t.test('a scenario put on one replica reaches all; a bad one is refused everywhere', { skip: redisMissing() }, async (t) => {
   const fleet = await startFleet(t, 3, calm);

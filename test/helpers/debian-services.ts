@@ -14,3 +14,8 @@ export function chromiumMissing(): string | false {
 export function redisMissing(): string | false {
   return existsSync(REDIS_SERVER_PATH) ? false : 'needs Debian redis-server (apt-get install -y redis-server)';
 }
+
+/** The reason to skip a test that makes certificates, or false when the openssl command is installed. */
+export function opensslMissing(): string | false {
+  return existsSync('/usr/bin/openssl') ? false : 'needs Debian openssl (apt-get install -y openssl)';
+}

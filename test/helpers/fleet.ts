@@ -5,6 +5,15 @@ import { dealerReply } from './chaos-harness.js';
 import { startRedis, type TestRedis } from './redis-server.js';
 import { request, skillRequest, startUpstream, type Upstream } from './servers.js';
 
+/** A scenario without rules, and one under which every search fails: two states a fleet switches between. */
+export const calm = { scenario: 'calm', rules: [] };
+export const failing = `scenario: failing
+rules:
+  - id: every-search-fails
+    match: { skill: inventory.search }
+    error: INTERNAL_ERROR
+`;
+
 export interface TestFleet {
   redis: TestRedis;
   dealer: Upstream;
@@ -13,7 +22,7 @@ export interface TestFleet {
   add(scenario?: ScenarioInput, id?: string): Promise<Runtime>;
 }
 
-export async function startFleet(t: Test, count: number, scenario: ScenarioInput, extra: { journalDir?: string } = {}): Promise<TestFleet> {
+export async function startFleet(t: Test, count: number, scenario: ScenarioInput, extra: { journalDir?: string; auditDir?: string } = {}): Promise<TestFleet> {
   const redis = await startRedis();
   const dealer = await startUpstream((_req, res, body) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -22,7 +31,8 @@ export async function startFleet(t: Test, count: number, scenario: ScenarioInput
   const replicas: Runtime[] = [];
   const add = async (s: ScenarioInput | undefined = scenario, id = `r${replicas.length + 1}`) => {
     const journalFile = extra.journalDir ? `${extra.journalDir}/${id}.jsonl` : undefined;
-    const r = await startRuntime({ target: dealer.url, port: 0, adminPort: 0, profile: '1.3', scenario: s, state: redis.url, replicaId: id, journalFile });
+    const auditFile = extra.auditDir ? `${extra.auditDir}/${id}.audit.jsonl` : undefined;
+    const r = await startRuntime({ target: dealer.url, port: 0, adminPort: 0, profile: '1.3', scenario: s, state: redis.url, replicaId: id, journalFile, auditFile });
     replicas.push(r);
     return r;
   };

@@ -1,4 +1,5 @@
-// The scenario's rules with their live counters and a switch each, and "stop all faults".
+// The scenario's rules with their live counters and a switch each, the times left on changes
+// that undo themselves, and "Stop all faults": the fleet's safety lever.
 import { api } from './api.js';
 import { byId, fill, h } from './dom.js';
 import type { RuleStatus, Status } from './types.js';
@@ -18,7 +19,15 @@ export function renderRules(status: Status, onChanged: () => void): void {
     }
     for (const rule of status.rules) updateRule(list, rule);
   }
-  renderDryRun(status.dry_run);
+  renderLever(status);
+  renderTtl(status);
+}
+
+/** "reverts to calm in 42 s" for the scenario, and each rule switch with a TTL. */
+function renderTtl(status: Status): void {
+  byId('ttl-note').textContent = status.ttl
+    .map((t) => `${t.target === 'scenario' ? 'scenario' : t.target.replace(/^rule:/, 'rule ')} reverts to ${t.reverts_to} in ${t.remaining_s} s`)
+    .join(' · ');
 }
 
 function ruleItem(rule: RuleStatus, onChanged: () => void): HTMLLIElement {
@@ -62,15 +71,21 @@ function showRuleError(id: string, message: string): void {
   if (slot) slot.textContent = message;
 }
 
-let dryRun = false;
+let pulled = false;
 
-function renderDryRun(on: boolean): void {
-  dryRun = on;
+/** The button is the safety lever: pulled, every replica on the store is in dry run. */
+function renderLever(status: Pick<Status, 'dry_run' | 'safety_lever'>): void {
+  const lever = status.safety_lever;
+  pulled = lever.pulled;
   const button = byId<HTMLButtonElement>('dry-run');
-  button.textContent = on ? 'Resume faults' : 'Stop all faults';
-  button.setAttribute('aria-pressed', String(on));
-  document.body.classList.toggle('dry-run', on);
-  byId('dry-run-note').textContent = on ? 'dry run: rules are decided and journaled, but no fault is applied' : '';
+  button.textContent = pulled ? 'Resume faults' : 'Stop all faults';
+  button.setAttribute('aria-pressed', String(pulled));
+  document.body.classList.toggle('dry-run', status.dry_run);
+  byId('dry-run-note').textContent = pulled
+    ? `all faults stopped${lever.halted_by ? ` (halted by ${lever.halted_by})` : ''} by ${lever.by ?? 'unknown'}${lever.reason ? `: ${lever.reason}` : ''}; new scenarios and rule switches are refused until resumed`
+    : status.dry_run
+      ? 'dry run: rules are decided and journaled, but no fault is applied'
+      : '';
 }
 
 export function bindDryRun(onChanged: () => void): void {
@@ -78,8 +93,8 @@ export function bindDryRun(onChanged: () => void): void {
   button.addEventListener('click', async () => {
     button.disabled = true;
     try {
-      const answer = await api<{ dry_run: boolean }>('PUT', '/dry-run', { json: { enabled: !dryRun } });
-      renderDryRun(answer.dry_run);
+      const lever = pulled ? await api<Status['safety_lever']>('DELETE', '/safety-lever', { json: {} }) : await api<Status['safety_lever']>('PUT', '/safety-lever', { json: { reason: 'stopped from the dashboard' } });
+      renderLever({ safety_lever: lever, dry_run: lever.pulled });
     } catch (err) {
       byId('dry-run-note').textContent = (err as Error).message;
     } finally {

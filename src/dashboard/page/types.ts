@@ -3,7 +3,7 @@
 import type { JournalEntry } from '../../../dist/journal/entry.js';
 
 export type { ReplyErrorRecord } from '../../../dist/journal/entry.js';
-export type { DroppedNotice } from '../../../dist/control/events.js';
+export type { ChangeNotice, DroppedNotice } from '../../../dist/control/events.js';
 export type { RuleStatus } from '../../../dist/engine/decision.js';
 export type { RuntimeStatus as Status } from '../../../dist/runtime.js';
 export type { Report, CheckResult } from '../../../dist/journal/report.js';
