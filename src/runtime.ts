@@ -17,6 +17,7 @@ import { describeProfileOrigin, type ProfileOrigin, type ProfileSetting } from '
 import { ChaosProxy } from './proxy/server.js';
 import type { RequestObserver } from './journal/entry.js';
 import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type Scenario } from './scenario/load.js';
+import { loadScenarioObject, loadScenarioSource, type ScenarioSource } from './scenario/source.js';
 import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
 import { startAdminServer, type AdminServer } from './control/admin.js';
 import type { ControlSurface, RuntimeStatus, ScenarioInput } from './control/surface.js';
@@ -116,15 +117,19 @@ export interface Runtime extends ControlSurface {
   readonly events: RuntimeEvents;
   /** The engine deciding requests now, if a scenario is loaded. */
   readonly engine: ScenarioEngine | undefined;
+  /** Validates and swaps the scenario (a file may be named); throws ScenarioRejectedError and keeps the old one when invalid. */
+  use(input: ScenarioInput): Promise<ScenarioEngine>;
   /** Stops accepting, drains requests in flight, flushes the journal, closes event clients. Idempotent. */
   close(): Promise<void>;
 }
 
-/** Turns any accepted scenario form into a validated scenario. */
+/**
+ * Turns any scenario form a local caller may give into a validated scenario; only here may a
+ * string name a file (the operator's own command line or code). Input from the network goes
+ * through loadScenarioSource instead.
+ */
 export async function loadScenarioInput(input: ScenarioInput): Promise<LoadResult> {
-  // An object is checked as the JSON text it stands for: JSON.parse reads it back (a copy, so the
-  // caller's object gets no defaults), and the YAML parser runs only to place a problem on a line.
-  if (typeof input !== 'string') return loadScenarioText(JSON.stringify(input, null, 2), 'scenario object');
+  if (typeof input !== 'string') return loadScenarioObject(input, 'scenario object');
   const trimmed = input.trim();
   if (trimmed.includes('\n') || trimmed.startsWith('{')) return loadScenarioText(input, 'scenario text');
   return loadScenarioRef(trimmed);
@@ -141,11 +146,14 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   // Made before the metrics exist (the first scenario decides the profile); they are told once they do.
   let metrics: ChaosMetrics | undefined;
   const onFaultOverflow = (rule: string) => metrics?.faultOverflowed(rule);
-  const validated = async (input: ScenarioInput): Promise<Scenario> => {
-    const result = await loadScenarioInput(input);
+  const checked = (result: LoadResult): Scenario => {
     if (!result.ok) throw new ScenarioRejectedError(result.problems.map(formatProblem));
     return result.scenario;
   };
+  const validated = async (input: ScenarioInput): Promise<Scenario> => checked(await loadScenarioInput(input));
+  // What Redis holds is checked as an object: a JSON string there is refused, never read as a path.
+  const published = async (version: number, definition: unknown): Promise<Scenario> =>
+    checked(await loadScenarioSource({ object: definition, name: `published scenario version ${version}` }));
   const stateUrl = stateUrlOf(opts.state, opts.env ?? process.env);
   const own = opts.scenario !== undefined ? await validated(opts.scenario) : undefined;
   const fleet = stateUrl !== undefined ? await Fleet.start(stateUrl, opts.replicaId, opts.state === undefined) : undefined;
@@ -155,7 +163,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   try {
     // In a fleet the scenario already published wins over this replica's own.
     const adopted = await fleet?.adopt(own);
-    engine = adopted ? engineFor(await validated(adopted.definition as Scenario), adopted.version) : own && engineFor(own);
+    engine = adopted ? engineFor(await published(adopted.version, adopted.definition), adopted.version) : own && engineFor(own);
   } catch (err) {
     await fleet?.close();
     throw err;
@@ -229,23 +237,24 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     // Another replica published a scenario: validate it here too, then swap.
     await fleet?.follow(async (version, definition) => {
       try {
-        swap(engineFor(await validated(definition as Scenario), version));
+        swap(engineFor(await published(version, definition), version));
       } catch (err) {
         log(`published scenario version ${version} refused: ${(err as Error).message}`);
       }
     }, () => engine?.definition);
 
-    const surface: ControlSurface = {
+    // Validated before it is published: a bad scenario never reaches the other replicas.
+    const putInForce = async (scenario: Scenario): Promise<ScenarioEngine> => swap(engineFor(scenario, await fleet?.publish(scenario)));
+    const surface: ControlSurface & Pick<Runtime, 'use'> = {
+      use: async (input: ScenarioInput) => putInForce(await validated(input)),
       journal,
       metrics,
       hub,
       get engine() {
         return engine;
       },
-      async use(input: ScenarioInput): Promise<ScenarioEngine> {
-        const scenario = await validated(input);
-        // Validated before it is published: a bad scenario never reaches the other replicas.
-        return swap(engineFor(scenario, await fleet?.publish(scenario)));
+      async replaceScenario(source: ScenarioSource): Promise<ScenarioEngine> {
+        return putInForce(checked(await loadScenarioSource(source)));
       },
       setRuleEnabled(id: string, enabled: boolean): RuleStatus | undefined {
         if (!engine?.setEnabled(id, enabled)) return undefined;

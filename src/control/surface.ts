@@ -11,11 +11,12 @@ import type { Report } from '../journal/report.js';
 import type { Profile } from '../protocol/codes.js';
 import type { ProfileOrigin } from '../proxy/profile.js';
 import type { Scenario } from '../scenario/types.generated.js';
+import type { ScenarioSource } from '../scenario/source.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 import type { StateStatus } from '../state/store.js';
 
-/** A scenario as callers may give it: a built-in name, a file path, YAML or JSON text, or a parsed object. */
+/** A scenario as local callers (the CLI, the library) may give it: a built-in name, a file path, YAML or JSON text, or a parsed object. */
 export type ScenarioInput = string | Scenario;
 
 export interface RuntimeStatus {
@@ -46,8 +47,11 @@ export interface ControlSurface {
   readonly metrics: ChaosMetrics;
   readonly hub: EventHub;
   status(): RuntimeStatus;
-  /** Validates and swaps the scenario; throws ScenarioRejectedError and keeps the old one when invalid. */
-  use(input: ScenarioInput): Promise<ScenarioEngine>;
+  /**
+   * Validates and swaps the scenario sent over the network (text, object or built-in name: never a
+   * path); throws ScenarioRejectedError and keeps the old one when invalid.
+   */
+  replaceScenario(source: ScenarioSource): Promise<ScenarioEngine>;
   /** The rule after the change, or undefined when no loaded rule has that id. */
   setRuleEnabled(id: string, enabled: boolean): RuleStatus | undefined;
   /** Dry run on: rules are decided and journaled, but no fault is applied. */

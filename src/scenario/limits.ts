@@ -30,8 +30,9 @@ export function scenarioLimits(): Readonly<ScenarioLimits> {
   return current;
 }
 
-export function tooLargeMessage(bytes: number): string {
-  return `the scenario is ${bytes} bytes, more than the limit of ${current.maxBytes} bytes (raise it with --max-scenario-bytes)`;
+/** `atLeast`: the size is what was read before stopping, not the whole. */
+export function tooLargeMessage(bytes: number, atLeast = false): string {
+  return `the scenario is ${atLeast ? 'at least ' : ''}${bytes} bytes, more than the limit of ${current.maxBytes} bytes (raise it with --max-scenario-bytes)`;
 }
 
 export function tooManyRulesMessage(rules: number): string {
@@ -85,4 +86,22 @@ export function excessiveNestingAt(text: string): number {
     if (flow + block > MAX_NESTING_DEPTH) return i;
   }
   return block > MAX_NESTING_DEPTH ? text.length - 1 : -1;
+}
+
+/**
+ * Whether a parsed value nests collections deeper than the limit, or holds more values than a
+ * scenario of the size limit could (shared or circular references would make JSON.stringify, or
+ * this walk, go on for ever). A loop over an explicit stack: no recursion that the input controls.
+ */
+export function objectNestingExceeded(value: unknown): boolean {
+  const budget = current.maxBytes / 2; // every value in JSON text takes two bytes at least
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  let visited = 0;
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= MAX_NESTING_DEPTH || ++visited > budget) return true;
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
 }

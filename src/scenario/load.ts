@@ -4,11 +4,11 @@
  * semantic checks, and report every problem at once as `file:line:col  /json/pointer  message`.
  * Nothing here throws on bad input.
  */
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { LineCounter, parseDocument, visit } from 'yaml';
 import { excessiveNestingAt, MAX_ALIAS_EXPANSIONS, scenarioLimits, TOO_DEEP_MESSAGE, tooLargeMessage, tooManyRulesMessage } from './limits.js';
 import { DocumentPositions } from './positions.js';
+import { readScenarioFileText } from './file-text.js';
 import { readJsonText } from './json-text.js';
 import { readPlainYaml } from './plain-yaml.js';
 import { schemaProblems, type LocatedMessage } from './schema-problems.js';
@@ -134,24 +134,9 @@ function dedupe(problems: ScenarioProblem[]): ScenarioProblem[] {
 }
 
 export async function loadScenarioFile(file: string): Promise<LoadResult> {
-  let text: string;
-  try {
-    // Refused before it is read: a huge file must not cost its size in memory first.
-    const { size } = await stat(file);
-    if (size > scenarioLimits().maxBytes) return { ok: false, problems: [{ file, line: 0, col: 0, path: '', message: tooLargeMessage(size) }] };
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    return { ok: false, problems: [{ file, line: 0, col: 0, path: '', message: readFailure(e) }] };
-  }
-  return loadScenarioText(text, file);
-}
-
-function readFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EISDIR') return 'is a directory, not a scenario file';
-  if (code === 'EACCES') return 'permission denied';
-  return `cannot read the file (${code ?? String(error)})`;
+  const read = await readScenarioFileText(file);
+  if (!read.ok) return { ok: false, problems: [{ file, line: 0, col: 0, path: '', message: read.message }] };
+  return loadScenarioText(read.text, file);
 }
 
 /** Loads `--scenario` input: a built-in name (`rate-limit-storm`) or a file path. */
