@@ -10,6 +10,7 @@ import type { FleetEngineOptions } from '../engine/engine.js';
 import type { Scenario } from '../scenario/types.generated.js';
 import { KEY_PREFIX, RedisStateStore, StateStoreError } from './redis-store.js';
 import type { StateStatus } from './store.js';
+import { ClientKeyHasher } from '../journal/client-key.js';
 
 /** The environment variable --state defaults to. */
 export const STATE_ENV = 'AAP_CHAOS_STATE';
@@ -28,13 +29,17 @@ export function stateUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): 
 export class Fleet {
   /** The newest scenario version this replica has seen published. */
   private latest = 0;
+  /** Client keys in Redis key names, hashed as the journal hashes them, with the fleet's secret: the same buyer, the same name on every replica. */
+  private readonly keyNames: ClientKeyHasher;
 
   private constructor(
     readonly store: RedisStateStore,
     readonly replica: string,
     /** Shared by the fleet: a buyer keyed by a header has one client key on every replica. */
     readonly clientKeySecret: Buffer,
-  ) {}
+  ) {
+    this.keyNames = new ClientKeyHasher(clientKeySecret);
+  }
 
   /** `fromEnv`: the URL came from AAP_CHAOS_STATE, which messages then name. */
   static async start(url: string, replicaId: string | undefined, fromEnv = false): Promise<Fleet> {
@@ -50,7 +55,8 @@ export class Fleet {
   /** Engine options for one published version: its shared keys start fresh. */
   engineOptions(scenario: Scenario, version: number): Pick<FleetEngineOptions, 'shared' | 'replicaId'> {
     const name = encodeURIComponent(scenario.scenario ?? 'unnamed');
-    return { replicaId: this.replica, shared: { store: this.store, namespace: `${KEY_PREFIX}:${name}:v${version}`, version } };
+    const keyName = (clientKey: string) => this.keyNames.hash(clientKey);
+    return { replicaId: this.replica, shared: { store: this.store, namespace: `${KEY_PREFIX}:${name}:v${version}`, version, keyName } };
   }
 
   /**
