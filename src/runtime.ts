@@ -239,7 +239,9 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       try {
         swap(engineFor(await published(version, definition), version));
       } catch (err) {
-        log(`published scenario version ${version} refused: ${(err as Error).message}`);
+        // One line: the problems, each already naming where it is.
+        const problems = err instanceof ScenarioRejectedError ? err.problems.join('; ') : (err as Error).message;
+        log(`published scenario version ${version} refused, the running scenario stays: ${problems}`);
       }
     }, () => engine?.definition);
 

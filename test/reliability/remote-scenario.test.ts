@@ -78,7 +78,8 @@ t.test('a scenario published in Redis as a JSON string is refused; the replica k
     t.equal(rt.status().scenario, 'mine', `${path.basename(target)}: the replica keeps its scenario`);
   }
   const refusal = lines.find((l) => l.includes('version 100 refused'))!;
-  t.match(refusal, /not a scenario object/, refusal);
+  t.match(refusal, /^published scenario version 100 refused, the running scenario stays: published scenario version 100  is a string, not a scenario object/, refusal);
+  t.notOk(refusal.includes('\n'), 'one line');
   t.notMatch(lines.join('\n'), /SECRET-MARKER|db_password/);
   // Still following: a real scenario published next is adopted.
   await client.hset('aap-chaos:scenario', 'json', JSON.stringify({ scenario: 'next', rules: [] }), 'version', '200');
