@@ -152,8 +152,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   };
   const validated = async (input: ScenarioInput): Promise<Scenario> => checked(await loadScenarioInput(input));
   // What Redis holds is checked as an object: a JSON string there is refused, never read as a path.
-  const published = async (version: number, definition: unknown): Promise<Scenario> =>
-    checked(await loadScenarioSource({ object: definition, name: `published scenario version ${version}` }));
+  const published = async (version: number, json: string): Promise<Scenario> =>
+    checked(await loadScenarioSource({ json, name: `published scenario version ${version}` }));
   const stateUrl = stateUrlOf(opts.state, opts.env ?? process.env);
   const own = opts.scenario !== undefined ? await validated(opts.scenario) : undefined;
   const fleet = stateUrl !== undefined ? await Fleet.start(stateUrl, opts.replicaId, opts.state === undefined) : undefined;
@@ -163,7 +163,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   try {
     // In a fleet the scenario already published wins over this replica's own.
     const adopted = await fleet?.adopt(own);
-    engine = adopted ? engineFor(await published(adopted.version, adopted.definition), adopted.version) : own && engineFor(own);
+    engine = adopted ? engineFor(await published(adopted.version, adopted.json), adopted.version) : own && engineFor(own);
   } catch (err) {
     await fleet?.close();
     throw err;
@@ -235,9 +235,9 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       return next;
     };
     // Another replica published a scenario: validate it here too, then swap.
-    await fleet?.follow(async (version, definition) => {
+    await fleet?.follow(async (version, json) => {
       try {
-        swap(engineFor(await published(version, definition), version));
+        swap(engineFor(await published(version, json), version));
       } catch (err) {
         // One line: the problems, each already naming where it is.
         const problems = err instanceof ScenarioRejectedError ? err.problems.join('; ') : (err as Error).message;

@@ -7,13 +7,15 @@
  */
 import { loadScenarioFile, loadScenarioText, type LoadResult } from './load.js';
 import { resolveBuiltinScenario, BUILTIN_SCENARIO_DIR } from './builtin.js';
-import { objectNestingExceeded, TOO_DEEP_MESSAGE } from './limits.js';
+import { objectNestingExceeded, scenarioLimits, TOO_DEEP_MESSAGE, tooLargeMessage } from './limits.js';
 
 export type ScenarioSource =
   /** YAML or JSON text; `name` labels its problems (default "scenario text"). */
   | { text: string; name?: string }
-  /** A parsed document (the fleet's published JSON, a library object); `name` labels its problems. */
+  /** A parsed document (a library object); `name` labels its problems. */
   | { object: unknown; name: string }
+  /** JSON text that must hold a scenario object (what the fleet publishes in Redis). */
+  | { json: string; name: string }
   /** A built-in scenario, by name only. */
   | { builtin: string };
 
@@ -24,7 +26,21 @@ export async function loadScenarioSource(source: ScenarioSource, builtinDir: str
     if (!found.ok) return { ok: false, problems: [{ file: source.builtin.slice(0, 80), line: 0, col: 0, path: '', message: found.message }] };
     return loadScenarioFile(found.path);
   }
+  if ('json' in source) return loadScenarioJson(source.json, source.name);
   return loadScenarioObject(source.object, source.name);
+}
+
+function loadScenarioJson(json: string, name: string): LoadResult {
+  const whole = (message: string): LoadResult => ({ ok: false, problems: [{ file: name, line: 0, col: 0, path: '', message }] });
+  const bytes = Buffer.byteLength(json);
+  if (bytes > scenarioLimits().maxBytes) return whole(tooLargeMessage(bytes));
+  let value: unknown;
+  try {
+    value = JSON.parse(json); // never recurses, whatever the nesting
+  } catch (e) {
+    return whole(`is not JSON (${(e as Error).message})`);
+  }
+  return loadScenarioObject(value, name);
 }
 
 /**

@@ -63,11 +63,11 @@ export class Fleet {
    * At start: the scenario the fleet already runs wins; when none is published yet, `own` (this
    * replica's --scenario) is. Undefined when neither exists.
    */
-  async adopt(own: Scenario | undefined): Promise<{ version: number; definition: unknown } | undefined> {
+  async adopt(own: Scenario | undefined): Promise<{ version: number; json: string } | undefined> {
     const found = own !== undefined ? await this.store.publishScenario(JSON.stringify(own), true, this.latest) : await this.store.publishedScenario();
     if (!found) return undefined;
     this.latest = Math.max(this.latest, found.version);
-    return { version: found.version, definition: JSON.parse(found.json) };
+    return found;
   }
 
   /** Publishes a validated scenario to every replica; returns its version. */
@@ -80,12 +80,13 @@ export class Fleet {
   }
 
   /**
-   * Calls `apply` with each scenario another replica publishes, newest only, in order. When the
+   * Calls `apply` with each scenario another replica publishes (its JSON, which the caller checks
+   * as it checks any scenario from outside), newest only, in order. When the
    * connection comes back, a missed publication is caught up; and when Redis lost its data (a
    * restart without persistence), the scenario in force here (`current`) is published again,
    * unless another replica did so first.
    */
-  async follow(apply: (version: number, definition: unknown) => Promise<void>, current: () => unknown): Promise<void> {
+  async follow(apply: (version: number, json: string) => Promise<void>, current: () => unknown): Promise<void> {
     let queue = Promise.resolve();
     const enqueue = (step: () => Promise<void>) => {
       queue = queue.then(step).catch(() => {});
@@ -93,7 +94,7 @@ export class Fleet {
     const catchUp = async (published: { version: number; json: string } | undefined) => {
       if (!published || published.version <= this.latest) return;
       this.latest = published.version;
-      await apply(published.version, JSON.parse(published.json));
+      await apply(published.version, published.json);
     };
     await this.store.subscribeScenario(
       (version) =>

@@ -70,12 +70,18 @@ t.test('a scenario published in Redis as a JSON string is refused; the replica k
     await rt.close();
     await redis.close();
   });
-  for (const [i, target] of [elsewhere, fifo, secret].entries()) {
+  const published = [
+    ...[elsewhere, fifo, secret].map((file) => [`a JSON string naming ${path.basename(file)}`, JSON.stringify(file), /is a string, not a scenario object/] as const),
+    ['text that is not JSON', '{not json', /is not JSON/] as const,
+    ['an object nested 100,000 deep', `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`, /nested more than 64 levels/] as const,
+  ];
+  for (const [i, [what, json, why]] of published.entries()) {
     const version = 100 + i;
-    await client.hset('aap-chaos:scenario', 'json', JSON.stringify(target), 'version', String(version));
+    await client.hset('aap-chaos:scenario', 'json', json, 'version', String(version));
     await client.publish('aap-chaos:scenario', String(version));
     await waitFor(() => lines.some((l) => l.includes(`version ${version} refused`)), 5_000);
-    t.equal(rt.status().scenario, 'mine', `${path.basename(target)}: the replica keeps its scenario`);
+    t.match(lines.find((l) => l.includes(`version ${version} refused`)), why, `${what}: refused, saying why`);
+    t.equal(rt.status().scenario, 'mine', `${what}: the replica keeps its scenario`);
   }
   const refusal = lines.find((l) => l.includes('version 100 refused'))!;
   t.match(refusal, /^published scenario version 100 refused, the running scenario stays: published scenario version 100  is a string, not a scenario object/, refusal);
