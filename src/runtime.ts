@@ -17,6 +17,7 @@ import { describeProfileOrigin, type ProfileOrigin, type ProfileSetting } from '
 import { ChaosProxy } from './proxy/server.js';
 import type { RequestObserver } from './journal/entry.js';
 import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type Scenario } from './scenario/load.js';
+import { loadScenarioObject, loadScenarioSource, type ScenarioSource } from './scenario/source.js';
 import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
 import { startAdminServer, type AdminServer } from './control/admin.js';
 import type { ChangeOptions, ControlSurface, RuntimeStatus, ScenarioInput } from './control/surface.js';
@@ -143,15 +144,19 @@ export interface Runtime extends ControlSurface {
   readonly engine: ScenarioEngine | undefined;
   /** Reads the TLS files again for new connections; returns one line per listener reloaded, throws when a file is bad (the old one stays). */
   reloadTls(): string[];
+  /** Validates and swaps the scenario (a file may be named); throws ScenarioRejectedError and keeps the old one when invalid. */
+  use(input: ScenarioInput, change?: ChangeOptions): Promise<ScenarioEngine>;
   /** Stops accepting, drains requests in flight, flushes the journal, closes event clients. Idempotent. */
   close(): Promise<void>;
 }
 
-/** Turns any accepted scenario form into a validated scenario. */
+/**
+ * Turns any scenario form a local caller may give into a validated scenario; only here may a
+ * string name a file (the operator's own command line or code). Input from the network goes
+ * through loadScenarioSource instead.
+ */
 export async function loadScenarioInput(input: ScenarioInput): Promise<LoadResult> {
-  // An object is checked as the JSON text it stands for: JSON.parse reads it back (a copy, so the
-  // caller's object gets no defaults), and the YAML parser runs only to place a problem on a line.
-  if (typeof input !== 'string') return loadScenarioText(JSON.stringify(input, null, 2), 'scenario object');
+  if (typeof input !== 'string') return loadScenarioObject(input, 'scenario object');
   const trimmed = input.trim();
   if (trimmed.includes('\n') || trimmed.startsWith('{')) return loadScenarioText(input, 'scenario text');
   return loadScenarioRef(trimmed);
@@ -170,11 +175,16 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   // Made before the metrics exist (the first scenario decides the profile); they are told once they do.
   let metrics: ChaosMetrics | undefined;
   const onFaultOverflow = (rule: string) => metrics?.faultOverflowed(rule);
-  const validated = async (input: ScenarioInput): Promise<Scenario> => {
-    const result = await loadScenarioInput(input);
+  const checked = (result: LoadResult): Scenario => {
     if (!result.ok) throw new ScenarioRejectedError(result.problems.map(formatProblem));
     return result.scenario;
   };
+  const validated = async (input: ScenarioInput): Promise<Scenario> => checked(await loadScenarioInput(input));
+  // What Redis holds is checked as an object: a JSON string there is refused, never read as a path.
+  // A fleet's pass-through is published as JSON null (a TTL that ran out with nothing before it).
+  const isPassThrough = (json: string) => json.trim() === 'null';
+  const published = async (version: number, json: string): Promise<Scenario> =>
+    checked(await loadScenarioSource({ json, name: `published scenario version ${version}` }));
   const stateUrl = stateUrlOf(opts.state, opts.env ?? process.env);
   const own = opts.scenario !== undefined ? await validated(opts.scenario) : undefined;
   const fleet = stateUrl !== undefined ? await Fleet.start(stateUrl, opts.replicaId, opts.state === undefined) : undefined;
@@ -185,7 +195,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     // In a fleet the scenario already published wins over this replica's own.
     const adopted = await fleet?.adopt(own);
     // A published null is the fleet's pass-through (a TTL that ran out with nothing before it).
-    engine = adopted && adopted.definition !== null ? engineFor(await validated(adopted.definition as Scenario), adopted.version) : adopted ? undefined : own && engineFor(own);
+    engine = adopted ? (isPassThrough(adopted.json) ? undefined : engineFor(await published(adopted.version, adopted.json), adopted.version)) : own && engineFor(own);
   } catch (err) {
     await fleet?.close();
     throw err;
@@ -326,16 +336,28 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     cleanups.push(() => staging.close());
 
     // Another replica published a scenario: validate it here too, then swap.
-    await fleet?.follow(async (version, definition) => {
+    await fleet?.follow(async (version, json) => {
       try {
-        if (definition === null) return clear();
-        swap(engineFor(await validated(definition as Scenario), version));
+        if (isPassThrough(json)) return clear();
+        swap(engineFor(await published(version, json), version));
       } catch (err) {
-        log(`published scenario version ${version} refused: ${(err as Error).message}`);
+        // One line: the problems, each already naming where it is.
+        const problems = err instanceof ScenarioRejectedError ? err.problems.join('; ') : (err as Error).message;
+        log(`published scenario version ${version} refused, the running scenario stays: ${problems}`);
       }
     }, () => engine?.definition);
 
-    const surface: ControlSurface = {
+    // The lever is asked first (a refused change costs no work); the scenario is validated before
+    // it is published, so a bad one never reaches the other replicas.
+    const useScenario = async (load: () => Promise<Scenario>, change: ChangeOptions = {}): Promise<ScenarioEngine> => {
+      const ttlMs = staging.admitScenario(change);
+      const scenario = await load();
+      const previous = engine && { definition: engine.definition, name: engine.name };
+      const next = swap(engineFor(scenario, await fleet?.publish(scenario)));
+      await staging.scenarioChanged(previous, ttlMs, change.actor);
+      return next;
+    };
+    const surface: ControlSurface & Pick<Runtime, 'use'> = {
       journal,
       metrics,
       hub,
@@ -343,15 +365,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         return engine;
       },
       staging,
-      async use(input: ScenarioInput, change: ChangeOptions = {}): Promise<ScenarioEngine> {
-        const ttlMs = staging.admitScenario(change);
-        const scenario = await validated(input);
-        const previous = engine && { definition: engine.definition, name: engine.name };
-        // Validated before it is published: a bad scenario never reaches the other replicas.
-        const next = swap(engineFor(scenario, await fleet?.publish(scenario)));
-        await staging.scenarioChanged(previous, ttlMs, change.actor);
-        return next;
-      },
+      use: (input: ScenarioInput, change?: ChangeOptions) => useScenario(async () => validated(input), change),
+      replaceScenario: (source: ScenarioSource, change?: ChangeOptions) => useScenario(async () => checked(await loadScenarioSource(source)), change),
       setRuleEnabled(id: string, enabled: boolean, change?: ChangeOptions): RuleStatus | undefined {
         return staging.switchRule(id, enabled, change);
       },

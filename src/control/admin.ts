@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sessionRoutes, sessionQuery } from './session-routes.js';
 import type { ScenarioEngine } from '../engine/decision.js';
-import { ApiError, decodePathSegment, type Call, type ControlSurface, type Route, type ScenarioInput } from './surface.js';
+import { ApiError, decodePathSegment, type Call, type ControlSurface, type Route } from './surface.js';
+import type { ScenarioSource } from '../scenario/source.js';
 import { listBuiltinScenarios } from '../scenario/builtin.js';
 import { StateStoreError } from '../state/redis-store.js';
 import { dashboardFileFor, serveDashboardFile } from '../dashboard/serve.js';
@@ -171,23 +172,26 @@ async function handleRequest(surface: ControlSurface, { token, timeouts: _timeou
   }
 }
 
-/** Body: YAML or JSON scenario text, or `{"name": "<built-in>"}`. */
+/**
+ * Body: YAML or JSON scenario text, or `{"name": "<built-in>"}`. Whatever the body holds, it is
+ * never taken for a file path: a one-line path is text, which fails the schema.
+ */
 async function putScenario(surface: ControlSurface, { req, res, url }: Call): Promise<void> {
   const change = changeOf(req, url);
   const text = (await readBody(req)).toString('utf8');
   if (text.trim() === '') throw new ApiError(400, 'empty body: send a scenario as YAML or JSON, or {"name": "<built-in scenario>"}');
-  let input: ScenarioInput = text.includes('\n') ? text : `${text}\n`; // text, never mistaken for a name or path
+  let source: ScenarioSource = { text };
   const parsed = isJson(req) ? parseJson(text) : parseJsonOrUndefined(text);
   const keys = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.keys(parsed) : [];
   if (keys.length === 1 && keys[0] === 'name') {
     const name = (parsed as { name: unknown }).name;
     if (typeof name !== 'string' || !BUILTIN_NAME.test(name))
       throw new ApiError(400, '"name" must be the name of a built-in scenario (letters, digits, - and _); send a file\'s content as the body instead');
-    input = name;
+    source = { builtin: name };
   }
   let engine: ScenarioEngine;
   try {
-    engine = await surface.use(input, change);
+    engine = await surface.replaceScenario(source, change);
   } catch (err) {
     if (err instanceof StateStoreError) throw new ApiError(503, err.message);
     const problems = (err as { problems?: unknown }).problems;

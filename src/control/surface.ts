@@ -11,6 +11,7 @@ import type { Report } from '../journal/report.js';
 import type { Profile } from '../protocol/codes.js';
 import type { ProfileOrigin } from '../proxy/profile.js';
 import type { Scenario } from '../scenario/types.generated.js';
+import type { ScenarioSource } from '../scenario/source.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 import type { StateStatus } from '../state/store.js';
@@ -20,7 +21,7 @@ import type { TtlStatus } from './ttl.js';
 
 export type { Actor, ChangeOptions } from './staging.js';
 
-/** A scenario as callers may give it: a built-in name, a file path, YAML or JSON text, or a parsed object. */
+/** A scenario as local callers (the CLI, the library) may give it: a built-in name, a file path, YAML or JSON text, or a parsed object. */
 export type ScenarioInput = string | Scenario;
 
 export interface RuntimeStatus {
@@ -61,11 +62,11 @@ export interface ControlSurface {
   readonly staging: StagingControls;
   status(): RuntimeStatus;
   /**
-   * Validates and swaps the scenario; throws ScenarioRejectedError and keeps the old one when
-   * invalid, LeverPulledError while the safety lever is pulled. With `ttlMs` the scenario in
-   * force before comes back by itself.
+   * Validates and swaps the scenario sent over the network (text, object or built-in name: never a
+   * path); throws ScenarioRejectedError and keeps the old one when invalid, LeverPulledError while
+   * the safety lever is pulled. With `ttlMs` the scenario in force before comes back by itself.
    */
-  use(input: ScenarioInput, change?: ChangeOptions): Promise<ScenarioEngine>;
+  replaceScenario(source: ScenarioSource, change?: ChangeOptions): Promise<ScenarioEngine>;
   /** The rule after the change, or undefined when no loaded rule has that id; LeverPulledError while the lever is pulled. */
   setRuleEnabled(id: string, enabled: boolean, change?: ChangeOptions): RuleStatus | undefined;
   /** Dry run on: rules are decided and journaled, but no fault is applied. */

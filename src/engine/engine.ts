@@ -54,7 +54,8 @@ export interface EngineOptions {
 
 /** An engine whose stateful rules live in a shared store (fleet mode). */
 export interface FleetEngineOptions extends EngineOptions {
-  shared?: { store: SharedRuleStore; namespace: string; version: number };
+  /** `keyName`: what a client key becomes in the store's key names (a keyed hash in a fleet). */
+  shared?: { store: SharedRuleStore; namespace: string; version: number; keyName?: (clientKey: string) => string };
 }
 
 function keyFunction(spec: string | undefined): (r: ClassifiedRequest) => string {
@@ -136,7 +137,7 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
   const byId = new Map(rules.map((r) => [r.id, r]));
   const index = new RuleIndex(rules);
   const maxActive = scenario.max_active_faults;
-  const shared = opts.shared && new SharedRuleWalk(opts.shared.store, opts.shared.namespace, maxActive);
+  const shared = opts.shared && new SharedRuleWalk(opts.shared.store, opts.shared.namespace, maxActive, opts.shared.keyName);
   const forcedCodeEffects = new Map<AapCode, TerminalEffect>(AAP_CODES.map((code) => [code, createErrorEffect({ id: `header:${code}`, error: { code } })]));
 
   const stateFor = (session: SessionState, rule: CompiledRule, key: string): KeyState => {

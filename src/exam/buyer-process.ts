@@ -75,11 +75,20 @@ class Tail {
   }
 }
 
+/**
+ * The environment the buyer inherits: this process's, without any AAP_CHAOS_ variable (the state
+ * store's URL with its password, the admin token, the worker settings), which belong to the
+ * operator; the exam then adds the ones the buyer is meant to have.
+ */
+export function buyerEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('AAP_CHAOS_')));
+}
+
 export function runBuyer(command: string[], env: Record<string, string>, timeoutMs: number): Promise<BuyerRun> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(command[0]!, command.slice(1), {
-      env: { ...process.env, ...env },
+      env: { ...buyerEnvironment(process.env), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so the timeout stops everything it started.
       detached: true,

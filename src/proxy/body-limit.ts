@@ -56,9 +56,14 @@ export function bodyTooLargeIn(err: unknown): BodyTooLargeError | undefined {
 
 /** Sends the 413 refusal (connection: close) and returns the envelope the buyer got. */
 export function sendBodyTooLarge(res: ServerResponse, err: BodyTooLargeError): JsonRpcErrorResponse {
-  const envelope = buildRequestRefused(err.message);
+  return sendRequestRefused(res, 413, err.message);
+}
+
+/** Refuses a request with a JSON-RPC error saying why (connection: close) and returns the envelope the buyer got. */
+export function sendRequestRefused(res: ServerResponse, status: number, reason: string): JsonRpcErrorResponse {
+  const envelope = buildRequestRefused(reason);
   const bytes = Buffer.from(JSON.stringify(envelope));
-  res.writeHead(413, { 'content-type': 'application/json', 'content-length': bytes.length, connection: 'close', [SOURCE_HEADER]: 'proxy' });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes.length, connection: 'close', [SOURCE_HEADER]: 'proxy' });
   res.end(bytes);
   return envelope;
 }

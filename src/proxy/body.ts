@@ -107,8 +107,8 @@ export function readPrefix(body: Buffer | Readable | null, max: number, signal: 
 
 /** A request the proxy answered (or lost) itself while reading its body: never sent to the dealer. */
 export interface BodyRefusal {
-  /** 413 (over --max-body), 408 (stalled past the timeouts), 0 (the buyer left mid-body). */
-  status: 413 | 408 | 0;
+  /** 413 (over --max-body), 408 (stalled past the timeouts), 400 (a request target that is refused), 0 (the buyer left mid-body). */
+  status: 413 | 408 | 400 | 0;
   note: string;
   envelope?: JsonRpcErrorResponse;
 }

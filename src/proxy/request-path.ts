@@ -30,6 +30,8 @@ import { RULE_HEADER } from './marker-headers.js';
 import { changesLength, injectedSteps, runJsonSteps, runStreamSteps } from './reply-steps.js';
 import { Exchange, type ProxyContext } from './exchange.js';
 import type { ReplyTap } from '../recording/recorder.js';
+import { originFormPath } from './request-target.js';
+import { sendRequestRefused } from './body-limit.js';
 
 export async function handleRequest(proxy: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const x = new Exchange(proxy, req, res);
@@ -61,9 +63,11 @@ export async function handleRequest(proxy: ProxyContext, req: IncomingMessage, r
 async function readAndDecide(x: Exchange): Promise<boolean> {
   const { proxy, req } = x;
   const body = (x.body = await readBodyWithinLimits(req, x.res, proxy.settings));
+  // The path the dealer gets, and the one rules and the journal see.
+  const target = originFormPath(req.url ?? '/');
   x.request = classifyRequest({
     method: req.method ?? 'GET',
-    url: req.url ?? '/',
+    url: target.ok ? target.path : (req.url ?? '/'),
     headers: req.headers,
     clientIp: req.socket.remoteAddress ?? 'unknown',
     body: x.body.buffer,
@@ -75,6 +79,10 @@ async function readAndDecide(x: Exchange): Promise<boolean> {
   x.session = sessionOf(x.request.headers, proxy.settings.sessionHeader, x.outcome.notes);
   if (body.refusal) {
     x.noteRefusal(body.refusal);
+    return false;
+  }
+  if (!target.ok) {
+    x.noteRefusal({ status: 400, note: target.message, envelope: sendRequestRefused(x.res, 400, target.message) });
     return false;
   }
   const decided = x.decider ? x.decider.decide({ request: x.request, profile, extensionUri, session: x.session }) : PASS_THROUGH;

@@ -2,7 +2,7 @@
  * The built-in scenarios shipped in scenarios/: how a bare name given to --scenario becomes a
  * file inside that folder (and never outside it), and the list `aap-chaos scenarios` prints.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -26,19 +26,21 @@ export interface BuiltinScenarioInfo {
 export async function resolveScenarioRef(nameOrPath: string, builtinDir: string = BUILTIN_SCENARIO_DIR): Promise<ResolvedScenarioRef> {
   const looksLikePath = /[/\\]/.test(nameOrPath) || path.extname(nameOrPath) !== '';
   if (looksLikePath) return { ok: true, path: nameOrPath, builtin: false };
+  if (!SCENARIO_NAME.test(nameOrPath)) {
+    const names = await builtinNames(builtinDir);
+    return { ok: false, message: `"${nameOrPath}" is neither a built-in scenario name nor a file path; built-in scenarios: ${names.join(', ') || '(none)'}` };
+  }
+  return resolveBuiltinScenario(nameOrPath, builtinDir);
+}
 
+/** A built-in scenario's file, found by its name alone: what a name sent over the network may reach. */
+export async function resolveBuiltinScenario(name: string, builtinDir: string = BUILTIN_SCENARIO_DIR): Promise<ResolvedScenarioRef> {
   const names = await builtinNames(builtinDir);
   const known = `built-in scenarios: ${names.join(', ') || '(none)'}`;
-  if (!SCENARIO_NAME.test(nameOrPath))
-    return { ok: false, message: `"${nameOrPath}" is neither a built-in scenario name nor a file path; ${known}` };
-
-  const root = path.resolve(builtinDir);
-  const file = path.resolve(root, `${nameOrPath}.yaml`);
-  // The name pattern already rules out separators and dots; this keeps it true if the pattern changes.
-  if (path.dirname(file) !== root) return { ok: false, message: `"${nameOrPath}" is not a built-in scenario name; ${known}` };
-  const exists = await stat(file).then((s) => s.isFile(), () => false);
-  if (!exists) return { ok: false, message: `no built-in scenario named "${nameOrPath}"; ${known}` };
-  return { ok: true, path: file, builtin: true };
+  if (!SCENARIO_NAME.test(name)) return { ok: false, message: `"${name.slice(0, 80)}" is not a built-in scenario name (letters, digits, - and _); ${known}` };
+  if (!names.includes(name)) return { ok: false, message: `no built-in scenario named "${name}"; ${known}` };
+  // The name is one of the files listed in the folder, so the path cannot leave it.
+  return { ok: true, path: path.join(path.resolve(builtinDir), `${name}.yaml`), builtin: true };
 }
 
 async function builtinNames(dir: string): Promise<string[]> {

@@ -4,11 +4,12 @@
  * semantic checks, and report every problem at once as `file:line:col  /json/pointer  message`.
  * Nothing here throws on bad input.
  */
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { LineCounter, parseDocument, visit } from 'yaml';
-import { excessiveNestingAt, MAX_ALIAS_EXPANSIONS, scenarioLimits, TOO_DEEP_MESSAGE, tooLargeMessage, tooManyRulesMessage } from './limits.js';
+import { visit, type Document } from 'yaml';
+import { mayNestTooDeep, MAX_ALIAS_EXPANSIONS, objectNestingExceeded, scenarioLimits, TOO_DEEP_MESSAGE, tooLargeMessage, tooManyRulesMessage } from './limits.js';
 import { DocumentPositions } from './positions.js';
+import { readScenarioFileText } from './file-text.js';
+import { parseYamlDocument } from './yaml-document.js';
 import { readJsonText } from './json-text.js';
 import { readPlainYaml } from './plain-yaml.js';
 import { schemaProblems, type LocatedMessage } from './schema-problems.js';
@@ -43,27 +44,26 @@ export function loadScenarioText(text: string, sourceName: string): LoadResult {
   const whole = (message: string): LoadResult => ({ ok: false, problems: [{ file: sourceName, line: 0, col: 0, path: '', message }] });
   const bytes = Buffer.byteLength(text);
   if (bytes > scenarioLimits().maxBytes) return whole(tooLargeMessage(bytes));
-  const tooDeep = excessiveNestingAt(text);
-  if (tooDeep >= 0) {
-    const before = text.slice(0, tooDeep);
-    const line = before.split('\n').length;
-    return { ok: false, problems: [{ file: sourceName, line, col: tooDeep - before.lastIndexOf('\n'), path: '', message: TOO_DEEP_MESSAGE }] };
-  }
   // Most scenarios are plain JSON or plain YAML, which a fast reader turns into the same document
   // as the full parser, without positions. Positions are needed only to report a problem: then,
-  // and for any text the fast readers leave alone, the full parser reads the text once more.
-  const quick = readJsonText(text) ?? readPlainYaml(text);
-  if (quick) {
-    const checked = checkScenarioDocument(quick.value, sourceName);
-    if (checked.ok) return checked;
+  // and for any text the fast readers leave alone, the full parser reads the text once more. The
+  // fast readers recurse once per level, so they only read text the scan proves shallow; the full
+  // parser measures the nesting itself before it recurses.
+  if (!mayNestTooDeep(text)) {
+    const quick = readJsonText(text) ?? readPlainYaml(text);
+    if (quick) {
+      const checked = checkScenarioDocument(quick.value, sourceName);
+      if (checked.ok) return checked;
+    }
   }
   return loadWithPositions(text, sourceName);
 }
 
 /** The full YAML parse, which keeps the position of every node so that each problem names its line. */
 function loadWithPositions(text: string, sourceName: string): LoadResult {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const parsed = parseYamlDocument(text);
+  if ('tooDeepAt' in parsed) return { ok: false, problems: [{ file: sourceName, ...parsed.lines.linePos(parsed.tooDeepAt), path: '', message: TOO_DEEP_MESSAGE }] };
+  const { doc, lines } = parsed;
   const positions = new DocumentPositions(doc, lines);
 
   if (doc.errors.length > 0) {
@@ -78,6 +78,8 @@ function loadWithPositions(text: string, sourceName: string): LoadResult {
     // The parser refuses an alias bomb (aliases expanding to aliases) without saying where.
     return { ok: false, problems: [{ file: sourceName, ...positions.at(firstAliasOffset(doc)), path: '', message: `YAML aliases expand more than ${MAX_ALIAS_EXPANSIONS} times (an alias bomb?); write the values out instead` }] };
   }
+  // Aliases can nest a collection inside another past the limit the text itself keeps to.
+  if (objectNestingExceeded(document)) return { ok: false, problems: [{ file: sourceName, ...positions.at(firstAliasOffset(doc)), path: '', message: TOO_DEEP_MESSAGE }] };
   return checkScenarioDocument(document, sourceName, positions);
 }
 
@@ -112,7 +114,7 @@ function scenarioDocumentProblems(document: unknown): LocatedMessage[] {
   return [...schemaProblems(document), ...semanticProblems(document)];
 }
 
-function firstAliasOffset(doc: ReturnType<typeof parseDocument>): number {
+function firstAliasOffset(doc: Document.Parsed): number {
   let offset = 0;
   visit(doc, {
     Alias(_key, node) {
@@ -134,24 +136,9 @@ function dedupe(problems: ScenarioProblem[]): ScenarioProblem[] {
 }
 
 export async function loadScenarioFile(file: string): Promise<LoadResult> {
-  let text: string;
-  try {
-    // Refused before it is read: a huge file must not cost its size in memory first.
-    const { size } = await stat(file);
-    if (size > scenarioLimits().maxBytes) return { ok: false, problems: [{ file, line: 0, col: 0, path: '', message: tooLargeMessage(size) }] };
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    return { ok: false, problems: [{ file, line: 0, col: 0, path: '', message: readFailure(e) }] };
-  }
-  return loadScenarioText(text, file);
-}
-
-function readFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EISDIR') return 'is a directory, not a scenario file';
-  if (code === 'EACCES') return 'permission denied';
-  return `cannot read the file (${code ?? String(error)})`;
+  const read = await readScenarioFileText(file);
+  if (!read.ok) return { ok: false, problems: [{ file, line: 0, col: 0, path: '', message: read.message }] };
+  return loadScenarioText(read.text, file);
 }
 
 /** Loads `--scenario` input: a built-in name (`rate-limit-storm`) or a file path. */

@@ -3,10 +3,11 @@
  * editors save by writing a new file and renaming it over the old one, which ends a watch on
  * the file itself. Bursts of events (write, rename, chmod) are folded into one reload.
  */
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { loadScenarioText, type ScenarioProblem } from './load.js';
+import { readScenarioFileText } from './file-text.js';
+import { scenarioLimits } from './limits.js';
 import type { Scenario } from './types.generated.js';
 
 export interface ScenarioWatcher {
@@ -33,15 +34,14 @@ export function watchScenarioFile(
   let lastText: string | undefined = readTextIfPresent(file);
 
   const reload = async () => {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (e) {
+    const read = await readScenarioFileText(file);
+    if (!read.ok) {
       // Between an editor's unlink and rename the file is briefly gone; the rename brings another event.
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-      if (!closed) onInvalid([{ file, line: 0, col: 0, path: '', message: `cannot read the file (${(e as NodeJS.ErrnoException).code ?? String(e)})` }]);
+      if (read.message === 'no such file') return;
+      if (!closed) onInvalid([{ file, line: 0, col: 0, path: '', message: read.message }]);
       return;
     }
+    const { text } = read;
     if (closed || text === lastText) return;
     lastText = text;
     const result = loadScenarioText(text, file);
@@ -53,7 +53,8 @@ export function watchScenarioFile(
     // Some platforms give no file name; then any change in the folder may be ours.
     if (name !== null && name !== base) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void reload(), debounceMs);
+    // reload() answers every failure through onInvalid; the catch keeps a bug there from ending the process.
+    timer = setTimeout(() => void reload().catch((e: unknown) => onInvalid([{ file, line: 0, col: 0, path: '', message: `not loaded: ${(e as Error)?.message ?? String(e)}` }])), debounceMs);
   });
   watcher.on('error', () => undefined);
 
@@ -66,8 +67,11 @@ export function watchScenarioFile(
   };
 }
 
+/** The text now, if the file is a regular file within the size limit (a FIFO would block this read). */
 function readTextIfPresent(file: string): string | undefined {
   try {
+    const info = statSync(file);
+    if (!info.isFile() || info.size > scenarioLimits().maxBytes) return undefined;
     return readFileSync(file, 'utf8');
   } catch {
     return undefined;

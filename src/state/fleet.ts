@@ -10,6 +10,7 @@ import type { FleetEngineOptions } from '../engine/engine.js';
 import type { Scenario } from '../scenario/types.generated.js';
 import { KEY_PREFIX, RedisStateStore, StateStoreError } from './redis-store.js';
 import type { StateStatus } from './store.js';
+import { ClientKeyHasher } from '../journal/client-key.js';
 
 /** The environment variable --state defaults to. */
 export const STATE_ENV = 'AAP_CHAOS_STATE';
@@ -28,13 +29,17 @@ export function stateUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): 
 export class Fleet {
   /** The newest scenario version this replica has seen published. */
   private latest = 0;
+  /** Client keys in Redis key names, hashed as the journal hashes them, with the fleet's secret: the same buyer, the same name on every replica. */
+  private readonly keyNames: ClientKeyHasher;
 
   private constructor(
     readonly store: RedisStateStore,
     readonly replica: string,
     /** Shared by the fleet: a buyer keyed by a header has one client key on every replica. */
     readonly clientKeySecret: Buffer,
-  ) {}
+  ) {
+    this.keyNames = new ClientKeyHasher(clientKeySecret);
+  }
 
   /** `fromEnv`: the URL came from AAP_CHAOS_STATE, which messages then name. */
   static async start(url: string, replicaId: string | undefined, fromEnv = false): Promise<Fleet> {
@@ -50,18 +55,19 @@ export class Fleet {
   /** Engine options for one published version: its shared keys start fresh. */
   engineOptions(scenario: Scenario, version: number): Pick<FleetEngineOptions, 'shared' | 'replicaId'> {
     const name = encodeURIComponent(scenario.scenario ?? 'unnamed');
-    return { replicaId: this.replica, shared: { store: this.store, namespace: `${KEY_PREFIX}:${name}:v${version}`, version } };
+    const keyName = (clientKey: string) => this.keyNames.hash(clientKey);
+    return { replicaId: this.replica, shared: { store: this.store, namespace: `${KEY_PREFIX}:${name}:v${version}`, version, keyName } };
   }
 
   /**
    * At start: the scenario the fleet already runs wins; when none is published yet, `own` (this
    * replica's --scenario) is. Undefined when neither exists.
    */
-  async adopt(own: Scenario | undefined): Promise<{ version: number; definition: unknown } | undefined> {
+  async adopt(own: Scenario | undefined): Promise<{ version: number; json: string } | undefined> {
     const found = own !== undefined ? await this.store.publishScenario(JSON.stringify(own), true, this.latest) : await this.store.publishedScenario();
     if (!found) return undefined;
     this.latest = Math.max(this.latest, found.version);
-    return { version: found.version, definition: JSON.parse(found.json) };
+    return found;
   }
 
   /** Publishes a validated scenario to every replica; returns its version. */
@@ -74,12 +80,13 @@ export class Fleet {
   }
 
   /**
-   * Calls `apply` with each scenario another replica publishes, newest only, in order. When the
+   * Calls `apply` with each scenario another replica publishes (its JSON, which the caller checks
+   * as it checks any scenario from outside), newest only, in order. When the
    * connection comes back, a missed publication is caught up; and when Redis lost its data (a
    * restart without persistence), the scenario in force here (`current`) is published again,
    * unless another replica did so first.
    */
-  async follow(apply: (version: number, definition: unknown) => Promise<void>, current: () => unknown): Promise<void> {
+  async follow(apply: (version: number, json: string) => Promise<void>, current: () => unknown): Promise<void> {
     let queue = Promise.resolve();
     const enqueue = (step: () => Promise<void>) => {
       queue = queue.then(step).catch(() => {});
@@ -87,7 +94,7 @@ export class Fleet {
     const catchUp = async (published: { version: number; json: string } | undefined) => {
       if (!published || published.version <= this.latest) return;
       this.latest = published.version;
-      await apply(published.version, JSON.parse(published.json));
+      await apply(published.version, published.json);
     };
     await this.store.subscribeScenario(
       (version) =>

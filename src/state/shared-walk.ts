@@ -83,6 +83,11 @@ export class SharedRuleWalk {
     /** Key prefix of this scenario version: a new version starts from fresh counters. */
     readonly namespace: string,
     private readonly maxActive: number | undefined,
+    /**
+     * What a client key becomes in a Redis key name. A rule keyed by a header counts by the
+     * header's value, often a credential, and key names are what SCAN, MONITOR and RDB files show.
+     */
+    private readonly keyName: (clientKey: string) => string = (clientKey) => clientKey,
   ) {}
 
   /**
@@ -111,7 +116,7 @@ export class SharedRuleWalk {
     const token = randomUUID();
     const activeKey = `${base}:active`;
     const steps: WalkStep[] = matched.map((m) => {
-      const key = `${base}:${m.rule.id}:${m.rule.keyOf(request)}`;
+      const key = `${base}:${m.rule.id}:${this.keyName(m.rule.keyOf(request))}`;
       const w = m.rule.def.when;
       const rl = m.rule.def.rate_limit;
       return {

@@ -11,15 +11,18 @@ import * as yaml from 'yaml';
 import { startRuntime } from '../../src/runtime.js';
 import { formatProblem, loadScenarioText, type Scenario } from '../../src/scenario/load.js';
 
-/** The loader with the yaml library's full parser counted (the library itself, not the loader, is wrapped). */
+/** The loader with the full YAML parse counted (the parse itself, not the loader, is wrapped). */
 async function countingLoader(t: Test) {
   const calls = { parseDocument: 0 };
   const load: typeof import('../../src/scenario/load.js') = await t.mockImport('../../src/scenario/load.js', {
     yaml: {
       ...yaml,
-      parseDocument: (...args: Parameters<typeof yaml.parseDocument>) => {
-        calls.parseDocument++;
-        return yaml.parseDocument(...args);
+      // Every full parse composes its document once.
+      Composer: class extends yaml.Composer {
+        constructor(...args: ConstructorParameters<typeof yaml.Composer>) {
+          super(...args);
+          calls.parseDocument++;
+        }
       },
     },
   });
