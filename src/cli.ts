@@ -119,6 +119,8 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     mock: { profile: argv.mockProfile, extensionUri: argv.mockExtensionUri, streaming: argv.mockStreaming, inventoryFile: argv.inventory },
     state: argv.state,
     replicaId: argv.replicaId,
+    otlpEndpoint: argv.otlpEndpoint,
+    observe: argv.observe,
     log: out,
   });
   const workers = checkOption(RUN_OPTIONS.workers, 'workers', argv.workers, 'flag') as number;
@@ -233,6 +235,8 @@ async function main(): Promise<void> {
           .option('insecure', { type: 'boolean', default: false, describe: 'do not verify the https:// target\'s certificate' })
           .option('state', { type: 'string', describe: 'where rule state lives: memory (default) or redis://host:port/db, shared by every replica (or AAP_CHAOS_STATE)' })
           .option('replica-id', { type: 'string', describe: "this replica's name in journal lines and /status (default host-pid); also mixed into the seed" })
+          .option('otlp-endpoint', { type: 'string', describe: 'OTLP/HTTP collector URL for a span per exchange (/v1/traces is added; or OTEL_EXPORTER_OTLP_ENDPOINT)' })
+          .option('observe', { type: 'boolean', default: false, describe: 'inject nothing (as --dry-run) and grade live buyer traffic with the report checks, continuously' })
           .option('workers', { type: 'string', nargs: 1, default: '1', describe: 'worker processes behind the one proxy port (more than 1 needs --state redis://… unless the scenario keeps no state)' })
           .options(listenerTimeoutFlags)
           .options(scenarioLimitFlags),

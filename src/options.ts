@@ -135,6 +135,8 @@ export const RUN_OPTIONS = {
   state: { flag: 'state', parse: stateStore },
   replicaId: { flag: 'replica-id', parse: replicaId },
   workers: { flag: 'workers', parse: wholeNumber(1, 256, 'a number of workers from 1 to 256') },
+  otlpEndpoint: { flag: 'otlp-endpoint', parse: httpUrl },
+  observe: { flag: 'observe', parse: boolean },
   eventsBufferBytes: { flag: 'events-buffer-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
 } satisfies Record<string, OptionSpec>;
 

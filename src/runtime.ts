@@ -24,6 +24,10 @@ import { EventHub } from './control/events.js';
 import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
 import { checkOptions } from './options.js';
+import { startTracing, tracingSettings } from './control/tracing/settings.js';
+import type { Tracing } from './control/tracing/types.js';
+import { LiveGrader, type ObservedSection } from './observe/live-grader.js';
+import { ApiError } from './control/surface.js';
 import { ADMIN_LISTENER, listenNamed, PROXY_LISTENER } from './listen-errors.js';
 import { Fleet, memoryStateStatus, stateUrlOf } from './state/fleet.js';
 import type { StateStatus } from './state/store.js';
@@ -92,9 +96,16 @@ export interface RuntimeOptions {
   state?: string;
   /** This replica's name in journal lines and /status (fleet mode; default host-pid). */
   replicaId?: string;
+  /**
+   * OTLP/HTTP endpoint (a collector's base URL, /v1/traces is added) for a span per exchange;
+   * default the OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT variables, else no traces.
+   */
+  otlpEndpoint?: string;
+  /** Passive grading: nothing is injected (as dryRun), and the report's checks grade live traffic continuously. */
+  observe?: boolean;
   /** Where start-up lines go (default: nowhere). */
   log?: (line: string) => void;
-  /** Where the admin token variable is read from (default process.env). */
+  /** Where the admin token and OTEL_* variables are read from (default process.env). */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -137,6 +148,9 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   const adminHost = opts.adminHost ?? '127.0.0.1';
   const adminToken = opts.adminToken || (opts.env ?? process.env)[ADMIN_TOKEN_ENV] || undefined;
   assertAdminExposureAllowed(adminHost, adminToken);
+  // The endpoint option was checked above; the variables are checked here, each named when wrong.
+  const traces = tracingSettings(opts.otlpEndpoint, opts.env ?? process.env);
+  const observe = opts.observe ?? false;
 
   // Made before the metrics exist (the first scenario decides the profile); they are told once they do.
   let metrics: ChaosMetrics | undefined;
@@ -191,6 +205,13 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       target = mock.url;
     }
 
+    let tracing: Tracing | undefined;
+    if (traces) {
+      const replica = fleet?.replica ?? opts.replicaId;
+      tracing = await startTracing(traces, { target, version: VERSION, replica, onDropped: (reason, n) => metrics?.spanDropped(reason, n), log });
+      cleanups.push(() => tracing!.close());
+    }
+
     const proxy = new ChaosProxy({
       target,
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
@@ -200,7 +221,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       profileOrigin,
       extensionUri: opts.extensionUri,
       clientKey: opts.clientKey,
-      dryRun: opts.dryRun,
+      dryRun: opts.dryRun || observe,
       sessionHeader: opts.sessionHeader,
       checkDealer: opts.checkDealer,
       timeouts,
@@ -208,10 +229,21 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       tls: opts.dealerTls,
       replica: fleet?.replica ?? opts.replicaId,
       clientKeySecret: fleet?.clientKeySecret,
+      tracer: tracing?.tracer,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
     proxy.observers.push(journal, metrics, hub, emitTo(events));
+    const grader = observe
+      ? new LiveGrader(
+          (verdict) => {
+            metrics!.buyerVerdict(verdict.check, verdict.verdict);
+            hub.publish(verdict);
+          },
+          () => engine?.reportThresholds as Partial<Thresholds> | undefined,
+        )
+      : undefined;
+    if (grader) proxy.observers.push(grader);
     const proxyHost = opts.host ?? '127.0.0.1';
     const proxyPort = opts.port ?? 8080;
     const url = await listenNamed(PROXY_LISTENER, proxyHost, proxyPort, () => proxy.listen(proxyPort, proxyHost));
@@ -252,12 +284,14 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         return engine.rules().find((r) => r.id === id);
       },
       setDryRun(enabled: boolean): void {
+        if (observe && !enabled) throw new ApiError(409, 'observe mode: nothing is ever injected; restart without --observe to inject faults');
         proxy.dryRun = enabled;
         log(enabled ? 'dry run on: faults are journaled, never applied' : 'dry run off: faults apply again');
       },
       async reset(): Promise<void> {
         engine?.reset();
         journal.clear();
+        grader?.clear();
         await engine?.forgetShared?.();
       },
       async resetSession(id: string): Promise<void> {
@@ -266,11 +300,12 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         await engine?.forgetShared?.(id);
       },
       sessions: () => engine?.sessions() ?? [],
-      report(query: { session?: string } = {}): Report {
+      report(query: { session?: string } = {}): Report & { observe?: ObservedSection } {
         // Each line records the profile and extension URI in force; the proxy's current ones may differ.
-        return buildReport(query.session === undefined ? journal.all() : journal.ofSession(query.session), {
+        const report = buildReport(query.session === undefined ? journal.all() : journal.ofSession(query.session), {
           thresholds: engine?.reportThresholds as Partial<Thresholds> | undefined,
         });
+        return grader ? { ...report, observe: grader.section() } : report;
       },
       status(): RuntimeStatus {
         const entries = journal.size;
@@ -284,6 +319,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
           profile_origin: proxy.profile.origin,
           extension_uri: proxy.profile.extensionUri,
           dry_run: proxy.dryRun,
+          observe,
           scenario: engine?.name ?? null,
           ...(engine?.description ? { description: engine.description } : {}),
           seed: engine?.seed ?? null,
@@ -307,7 +343,10 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     log(`profile ${proxy.profile.profile} (${describeProfileOrigin(proxy.profile.origin)}), extension ${proxy.profile.extensionUri}`);
     log(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${ruleCount(engine)} rules)` : 'no scenario: every request is forwarded untouched');
     if (opts.journalFile) log(`journal appended to ${opts.journalFile}`);
-    if (opts.dryRun) log('dry run: faults are journaled, never applied');
+    if (observe) log('observe mode: nothing is injected; the report checks grade live traffic per client (GET /report, /events, /metrics)');
+    else if (opts.dryRun) log('dry run: faults are journaled, never applied');
+    if (traces) log(`traces: OTLP http/json to ${traces.url} (from ${traces.from}), service ${traces.serviceName}`);
+    if (traces?.protocolNote) log(`traces: ${traces.protocolNote}`);
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
@@ -319,6 +358,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         await admin.close();
         await mock?.close();
         await journal.close();
+        await tracing?.close();
         await fleet?.close();
       })());
 

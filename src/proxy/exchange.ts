@@ -26,6 +26,7 @@ import type { Outcome } from './reply-outcome.js';
 import { DealerReplyCopy, isCheckedRequest } from './dealer-check.js';
 import { SOURCE_HEADER } from './marker-headers.js';
 import { wholeBodySteps } from './reply-steps.js';
+import type { ExchangeTrace, ExchangeTracer } from './trace-hooks.js';
 
 /** What a request needs of the proxy it arrived at. */
 export interface ProxyContext {
@@ -37,6 +38,8 @@ export interface ProxyContext {
   readonly dryRun: boolean;
   readonly observers: readonly RequestObserver[];
   readonly settings: RequestSettings;
+  /** Set only with --otlp-endpoint: without it no tracing code runs per request. */
+  readonly tracer: ExchangeTracer | undefined;
   /** Who the journal line is attributed to, and how that was derived. */
   clientOf(decider: Decider | undefined, request: ClassifiedRequest): { client: string; clientKey: string };
   /** Called when a reply is out, so a closing server lets the connection go at once. */
@@ -73,6 +76,8 @@ export class Exchange {
   isCard = false;
   /** Set when the proxy refused (or lost) the request while reading its body. */
   refusal: BodyRefusal | undefined;
+  /** The exchange's spans, when a tracer is configured. */
+  readonly trace: ExchangeTrace | undefined;
 
   constructor(
     readonly proxy: ProxyContext,
@@ -80,6 +85,7 @@ export class Exchange {
     readonly res: ServerResponse,
   ) {
     this.outcome = { source: 'dealer', notes: [] };
+    this.trace = proxy.tracer?.begin(req.headers);
   }
 
   /** What steps read of the reply as it goes out. */
@@ -118,6 +124,8 @@ export class Exchange {
     if (request.headers.host) headers['x-forwarded-host'] ??= request.headers.host;
     headers['x-forwarded-proto'] ??= 'http';
     if (Buffer.isBuffer(request.body)) delete headers['content-length'];
+    // Called once per dealer call: the client span starts here and its context goes to the dealer.
+    this.trace?.upstream(headers);
     return headers;
   }
 

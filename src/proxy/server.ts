@@ -20,6 +20,7 @@ import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { SOURCE_HEADER } from './marker-headers.js';
 import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
+import type { ExchangeTracer } from './trace-hooks.js';
 
 const IP_SOURCE: ClientKeySource = clientKeySource(undefined);
 
@@ -61,6 +62,8 @@ export interface ProxyOptions {
   timeouts?: ListenerTimeouts;
   /** TLS trust for an https:// dealer (--ca, --insecure). */
   tls?: DealerTls;
+  /** Spans for every exchange (--otlp-endpoint); none when not given. */
+  tracer?: ExchangeTracer;
 }
 
 export class ChaosProxy implements ProxyContext {
@@ -74,6 +77,7 @@ export class ChaosProxy implements ProxyContext {
   readonly cardHistory = new CardHistory();
   dryRun: boolean;
   readonly settings: RequestSettings;
+  readonly tracer: ExchangeTracer | undefined;
   private readonly opts: ProxyOptions;
   /** The client key the options fixed; undefined lets the scenario's rules decide. */
   private readonly fixedClientKey: ClientKeySource | undefined;
@@ -94,6 +98,7 @@ export class ChaosProxy implements ProxyContext {
       replica: opts.replica,
     };
     this.dryRun = opts.dryRun ?? false;
+    this.tracer = opts.tracer;
     this.clientKeys = new ClientKeyHasher(opts.clientKeySecret);
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
