@@ -243,7 +243,10 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
           () => engine?.reportThresholds as Partial<Thresholds> | undefined,
         )
       : undefined;
-    if (grader) proxy.observers.push(grader);
+    if (grader) {
+      proxy.observers.push(grader);
+      cleanups.push(async () => grader.close());
+    }
     const proxyHost = opts.host ?? '127.0.0.1';
     const proxyPort = opts.port ?? 8080;
     const url = await listenNamed(PROXY_LISTENER, proxyHost, proxyPort, () => proxy.listen(proxyPort, proxyHost));
@@ -359,6 +362,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         await mock?.close();
         await journal.close();
         await tracing?.close();
+        grader?.close();
         await fleet?.close();
       })());
 

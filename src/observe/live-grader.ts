@@ -5,6 +5,10 @@
  * the event loop, after their replies are out. A result that gains new evidence is a verdict: it
  * is counted, told to the sink (metrics and /events) and kept for GET /report.
  *
+ * A FAIL is told at once: it rests on what the buyer did. A PASS may rest on what the buyer has
+ * not done yet (it did not come back early, it did not storm), so it is told only once the client
+ * has been quiet for `settleMs`; a buyer that does come back early later still gets its FAIL.
+ *
  * The checks do not care who produced an error: a dealer's own RATE_LIMITED or INTERNAL_ERROR,
  * journaled from its reply, is graded exactly as an injected one.
  */
@@ -42,6 +46,8 @@ export interface LiveGraderOptions {
   maxClients?: number;
   /** Verdicts kept for the report (default 100). */
   recent?: number;
+  /** Quiet time after a client's last line before its PASS verdicts are told (default 5 000 ms). */
+  settleMs?: number;
 }
 
 interface CheckState {
@@ -53,6 +59,8 @@ interface CheckState {
 interface ClientState {
   lines: JournalEntry[];
   checks: Map<CheckName, CheckState>;
+  /** performance.now() when its last line arrived. */
+  heard: number;
 }
 
 const byStart = (a: JournalEntry, b: JournalEntry): number => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -60,6 +68,10 @@ const byStart = (a: JournalEntry, b: JournalEntry): number => a.t - b.t || (a.id
 export class LiveGrader implements RequestObserver {
   private readonly clients = new Map<string, ClientState>();
   private readonly dirty = new Set<string>();
+  /** Clients with a PASS not told yet, waiting to be quiet. */
+  private readonly unsettled = new Set<string>();
+  private readonly sweep: NodeJS.Timeout;
+  private readonly settleMs: number;
   private scheduled = false;
   private since = new Date().toISOString();
   private verdicts: Record<string, { PASS: number; FAIL: number }> = {};
@@ -76,12 +88,21 @@ export class LiveGrader implements RequestObserver {
     this.window = opts.window ?? 256;
     this.maxClients = opts.maxClients ?? 10_000;
     this.recentCap = opts.recent ?? 100;
+    this.settleMs = opts.settleMs ?? 5_000;
+    this.sweep = setInterval(this.settleQuiet, Math.min(1_000, this.settleMs));
+    this.sweep.unref();
+  }
+
+  /** Stops the sweep that tells settled PASS verdicts. */
+  close(): void {
+    clearInterval(this.sweep);
   }
 
   onRequestDone(entry: JournalEntry): void {
     // As the report: agent-card fetches and other non-JSON-RPC traffic are not buyer requests.
     if (entry.method === undefined) return;
     const state = this.clientState(entry.client);
+    state.heard = performance.now();
     const lines = state.lines;
     // Lines arrive as replies finish; the checks read them in the order requests started.
     let at = lines.length;
@@ -102,6 +123,7 @@ export class LiveGrader implements RequestObserver {
   clear(): void {
     this.clients.clear();
     this.dirty.clear();
+    this.unsettled.clear();
     this.verdicts = {};
     this.recent = [];
     this.since = new Date().toISOString();
@@ -116,11 +138,12 @@ export class LiveGrader implements RequestObserver {
     if (state !== undefined) {
       this.clients.delete(client); // re-inserted below: the map's order is least recently heard first
     } else {
-      state = { lines: [], checks: new Map() };
+      state = { lines: [], checks: new Map(), heard: 0 };
       if (this.clients.size >= this.maxClients) {
         const oldest = this.clients.keys().next().value!;
         this.clients.delete(oldest);
         this.dirty.delete(oldest);
+        this.unsettled.delete(oldest);
       }
     }
     this.clients.set(client, state);
@@ -132,17 +155,33 @@ export class LiveGrader implements RequestObserver {
     const thresholds = resolveThresholds(this.thresholds());
     for (const client of this.dirty) {
       const state = this.clients.get(client);
-      if (state !== undefined) this.grade(client, state, thresholds);
+      if (state !== undefined) this.grade(client, state, thresholds, false);
     }
     this.dirty.clear();
   };
 
-  private grade(client: string, state: ClientState, thresholds: Thresholds): void {
+  private readonly settleQuiet = (): void => {
+    if (this.unsettled.size === 0) return;
+    const quietSince = performance.now() - this.settleMs;
+    let thresholds: Thresholds | undefined;
+    for (const client of this.unsettled) {
+      const state = this.clients.get(client);
+      if (state !== undefined && state.heard > quietSince) continue;
+      this.unsettled.delete(client);
+      if (state !== undefined) this.grade(client, state, (thresholds ??= resolveThresholds(this.thresholds())), true);
+    }
+  };
+
+  private grade(client: string, state: ClientState, thresholds: Thresholds, settled: boolean): void {
     const journal = { client, requests: state.lines, thresholds };
     for (const check of CHECKS) {
       const outcome = check.grade(journal);
       let known = state.checks.get(check.name);
       if (known === undefined) state.checks.set(check.name, (known = { verdict: 'NOT EXERCISED', counted: new Set() }));
+      if (outcome.verdict === 'PASS' && !settled) {
+        this.unsettled.add(client);
+        continue;
+      }
       const changed = outcome.verdict !== known.verdict;
       known.verdict = outcome.verdict;
       if (outcome.verdict === 'NOT EXERCISED') continue;
