@@ -21,6 +21,8 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** Paths the exporter posted to. */
   paths: string[];
+  /** Every body as it was posted. */
+  raw: string[];
   /** Resolves once `predicate` holds for the spans received so far (checked on each export). */
   until(predicate: (spans: ReceivedSpan[]) => boolean, ms?: number): Promise<void>;
   close(): Promise<void>;
@@ -33,13 +35,15 @@ const attributesOf = (list: { key: string; value: OtlpValue }[] = []): Record<st
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const paths: string[] = [];
+  const raw: string[] = [];
   const waiters = new Set<() => void>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       paths.push(req.url ?? '');
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans: any[] };
+      raw.push(Buffer.concat(chunks).toString('utf8'));
+      const body = JSON.parse(raw.at(-1)!) as { resourceSpans: any[] };
       for (const rs of body.resourceSpans ?? []) {
         const resource = attributesOf(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? [])
@@ -67,6 +71,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url,
     spans,
     paths,
+    raw,
     until: (predicate, ms = 10_000) =>
       new Promise<void>((resolve, reject) => {
         if (predicate(spans)) return resolve();

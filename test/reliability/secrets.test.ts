@@ -1,5 +1,5 @@
 // Credentials and lead personal data never reach a sink: the journal file, /journal, /events,
-// /report, /metrics and the log lines. A client key read from a secret header is stored hashed.
+// /report, /metrics, the trace spans and the log lines. A client key read from a secret header is stored hashed.
 import t from 'tap';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import path from 'node:path';
 import { WebSocket } from 'ws';
 import { startRuntime } from '../../src/runtime.js';
 import { request, skillRequest } from '../helpers/servers.js';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 
 const SECRETS = ['Bearer-secret-one', 'session=secret-two', 'secret-three-key', 'secret-four-dealer'];
 const PERSONAL = ['pii-person@example.com', '+15550001111', 'Jane Secretname'];
@@ -15,10 +16,13 @@ const PERSONAL = ['pii-person@example.com', '+15550001111', 'Jane Secretname'];
 t.test('no secret and no personal data in any sink', async (t) => {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'aap-chaos-secrets-')), 'journal.jsonl');
   const logs: string[] = [];
+  const collector = await startOtlpReceiver();
+  t.teardown(() => collector.close());
   const rt = await startRuntime({
     port: 0,
     adminPort: 0,
-    env: {},
+    env: { OTEL_BSP_SCHEDULE_DELAY: '10' },
+    otlpEndpoint: collector.url,
     journalFile: file,
     clientKey: 'header:x-dealer-secret',
     redactHeaders: ['X-Dealer-Secret'],
@@ -47,6 +51,8 @@ t.test('no secret and no personal data in any sink', async (t) => {
   };
   await rt.close();
   sinks['journal file'] = readFileSync(file, 'utf8');
+  sinks.traces = collector.raw.join('\n');
+  t.equal(collector.spans.filter((s) => s.kind === 2).length, 4, 'all four requests were traced');
   sinks.logs = logs.join('\n');
   t.equal(sinks['journal file']!.trim().split('\n').length, 4, 'all four requests were journaled');
   for (const [sink, text] of Object.entries(sinks)) {
