@@ -127,3 +127,32 @@ t.test('a buyer that waits out the hint passes, told once it has been quiet a wh
   t.match(await rt.metrics.text(), /aap_chaos_buyer_check_verdicts_total\{check="retry-after",verdict="PASS"\} 1\n/);
   t.notMatch(await rt.metrics.text(), /verdict="FAIL"/);
 });
+
+t.test("--observe: the dealer's own retryable INTERNAL_ERROR grades backoff and idempotency", async (t) => {
+  const failing = await startUpstream((req, res, body) => {
+    if (req.method !== 'POST') {
+      res.writeHead(404).end();
+      return;
+    }
+    const bytes = Buffer.from(JSON.stringify(buildAapError('1.3', 'INTERNAL_ERROR', (JSON.parse(body.toString()) as { id: number }).id, { retryable: true })));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+    res.end(bytes);
+  });
+  t.teardown(() => failing.close());
+  const rt = await observing(t, failing.url);
+  // Graded after the fourth lead: the idempotency FAIL then names all four (backoff is graded before it, in the same pass).
+  const seen = nextEvent(rt.adminUrl, (m) => m.type === 'verdict' && m.check === 'idempotency' && m.evidence.length === 4);
+  t.teardown(() => seen.close());
+  await seen.opened;
+  // A naive lead retry loop: at once, three times, each with a new idempotency key.
+  const lead = (id: number) => ({ idempotency_key: `lead-${id}`, vehicle: { vin: 'V1' }, customer: { name: 'A' }, consent: { contact: true } });
+  for (let id = 1; id <= 4; id++)
+    await request(`${rt.url}/a2a`, { body: skillRequest('lead.submit', lead(id), id), headers: { 'content-type': 'application/json', 'x-buyer': 'hasty' } });
+  await seen.message;
+  const metrics = await rt.metrics.text();
+  t.match(metrics, /aap_chaos_buyer_check_verdicts_total\{check="backoff",verdict="FAIL"\} [1-9]\n/, 'the retry chain, counted as it grew');
+  t.match(metrics, /aap_chaos_buyer_check_verdicts_total\{check="idempotency",verdict="FAIL"\} 3\n/, 'one violation per retry under a new key');
+  const report = rt.report();
+  t.match(report.checks.find((c) => c.check === 'backoff'), { verdict: 'FAIL', explanation: /at once/ });
+  t.match(report.checks.find((c) => c.check === 'idempotency'), { verdict: 'FAIL', explanation: /new idempotency_key/ });
+});
