@@ -146,6 +146,19 @@ t.test('without a traceparent the exchange starts a trace, and the dealer still 
   t.match(upstream.seen.find((r) => r.method === 'POST')!.headers.traceparent, new RegExp(`^00-${server.traceId}-[0-9a-f]{16}-01$`));
 });
 
+t.test("a buyer's unsampled trace: no span is exported, and its trace still reaches the dealer", async (t) => {
+  const receiver = await startOtlpReceiver();
+  t.teardown(() => receiver.close());
+  const upstream = await dealer(t);
+  const rt = await runtime(t, upstream.url, receiver.url, { OTEL_BSP_SCHEDULE_DELAY: '20' });
+  const traceId = '0af7651916cd43dd8448eb211c80319c';
+  await call(rt.url, 'dealer.information', 1, { traceparent: `00-${traceId}-b7ad6b7169203331-00` });
+  await call(rt.url, 'dealer.information', 2); // a sampled one after it, to know the batch went out
+  await receiver.until((spans) => spans.length >= 2);
+  t.notOk(receiver.spans.some((s) => s.traceId === traceId), 'the unsampled exchange has no exported span');
+  t.match(upstream.seen.find((r) => r.method === 'POST')!.headers.traceparent, new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`), 'the dealer gets the same trace, unsampled');
+});
+
 /** A collector that accepts connections and never answers. */
 async function hangingCollector(t: Test): Promise<string> {
   const server = http.createServer(() => {});
