@@ -132,6 +132,8 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     adminTlsKey: argv.adminTlsKey,
     maxTtlMs: argv.maxTtl,
     auditFile: argv.audit,
+    otlpEndpoint: argv.otlpEndpoint,
+    observe: argv.observe,
     log: out,
   });
   const workers = checkOption(RUN_OPTIONS.workers, 'workers', argv.workers, 'flag') as number;
@@ -254,6 +256,8 @@ async function main(): Promise<void> {
           .option('replica-id', { type: 'string', describe: "this replica's name in journal lines and /status (default host-pid); also mixed into the seed" })
           .option('record', { type: 'string', describe: "append every exchange with the dealer (and its agent card) to this JSONL recording, for aap-chaos replay" })
           .option('record-max-bytes', { type: 'string', nargs: 1, default: String(100 * 1024 * 1024), describe: 'the recording stops, with a message, when the file would grow past this' })
+          .option('otlp-endpoint', { type: 'string', describe: 'OTLP/HTTP collector URL for a span per exchange (/v1/traces is added; or OTEL_EXPORTER_OTLP_ENDPOINT)' })
+          .option('observe', { type: 'boolean', default: false, describe: 'inject nothing (as --dry-run) and grade live buyer traffic with the report checks, continuously' })
           .option('workers', { type: 'string', nargs: 1, default: '1', describe: 'worker processes behind the one proxy port (more than 1 needs --state redis://… unless the scenario keeps no state)' })
           .option('tls-cert', { type: 'string', describe: 'PEM certificate: serve buyers over HTTPS (with --tls-key); reloaded on SIGHUP, or on change with --watch' })
           .option('tls-key', { type: 'string', describe: 'PEM private key of --tls-cert' })

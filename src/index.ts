@@ -10,6 +10,7 @@
 import { startRuntime, type Runtime, type RuntimeEvents, type RuntimeOptions, type RuntimeStatus, type ScenarioInput } from './runtime.js';
 import type { JournalEntry } from './journal/entry.js';
 import type { Report } from './journal/report.js';
+import type { ObservedSection } from './observe/live-grader.js';
 
 export type ChaosOptions = Omit<RuntimeOptions, 'log' | 'env'> & {
   /** Where start-up lines go (default: nowhere, so test output stays clean). */
@@ -28,8 +29,8 @@ export interface Chaos {
   use(scenario: ScenarioInput, opts?: { ttlMs?: number }): Promise<void>;
   /** Journal lines still in the ring, in the order their requests finished (of one session, when given). */
   journal(query?: { session?: string }): JournalEntry[];
-  /** The buyer-behaviour report over the journal so far (over one session's lines, when given). */
-  report(query?: { session?: string }): Report;
+  /** The buyer-behaviour report over the journal so far (over one session's lines, when given); with `observe`, plus the live grading. */
+  report(query?: { session?: string }): Report & { observe?: ObservedSection };
   /** Forgets one session's rule state and journal lines (in fleet mode, resolves once Redis forgot it too). */
   resetSession(id: string): Promise<void>;
   /** Emits `request` with each journal line as its request finishes. */
@@ -67,6 +68,7 @@ export type { JournalEntry, ReplySource } from './journal/entry.js';
 export type { ReplyOutcome, UnknownCause } from './journal/outcome.js';
 export { OptionError } from './options.js';
 export type { Report, CheckResult, CheckName, Verdict, ReportOptions } from './journal/report.js';
+export type { ObservedSection, VerdictEvent } from './observe/live-grader.js';
 export type { RuleStatus, ScenarioEngine } from './engine/decision.js';
 export type { Scenario, Rule } from './scenario/load.js';
 export type { ProfileSetting } from './proxy/profile.js';

@@ -188,6 +188,8 @@ export const RUN_OPTIONS = {
   workers: { flag: 'workers', parse: wholeNumber(1, 256, 'a number of workers from 1 to 256') },
   record: { flag: 'record', parse: text },
   recordMaxBytes: { flag: 'record-max-bytes', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1') },
+  otlpEndpoint: { flag: 'otlp-endpoint', parse: httpUrl },
+  observe: { flag: 'observe', parse: boolean },
   eventsBufferBytes: { flag: 'events-buffer-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
   tlsCert: { flag: 'tls-cert', parse: text },
   tlsKey: { flag: 'tls-key', parse: text },

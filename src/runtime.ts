@@ -27,6 +27,10 @@ import { ChaosMetrics } from './control/metrics.js';
 import { checkOptions, OptionError, REPLAY_TARGET_PREFIX } from './options.js';
 import { Recorder, RecordingOpenError } from './recording/recorder.js';
 import type { ReplaySettings } from './replay/dealer.js';
+import { startTracing, tracingSettings } from './control/tracing/settings.js';
+import type { Tracing } from './control/tracing/types.js';
+import { LiveGrader, type ObservedSection } from './observe/live-grader.js';
+import { ApiError } from './control/surface.js';
 import { ADMIN_LISTENER, listenNamed, PROXY_LISTENER } from './listen-errors.js';
 import { Fleet, memoryStateStatus, stateUrlOf } from './state/fleet.js';
 import type { StateStatus } from './state/store.js';
@@ -108,9 +112,16 @@ export interface RuntimeOptions {
   state?: string;
   /** This replica's name in journal lines and /status (fleet mode; default host-pid). */
   replicaId?: string;
+  /**
+   * OTLP/HTTP endpoint (a collector's base URL, /v1/traces is added) for a span per exchange;
+   * default the OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT variables, else no traces.
+   */
+  otlpEndpoint?: string;
+  /** Passive grading: nothing is injected (as dryRun), and the report's checks grade live traffic continuously. */
+  observe?: boolean;
   /** Where start-up lines go (default: nowhere). */
   log?: (line: string) => void;
-  /** Where the admin token variable is read from (default process.env). */
+  /** Where the admin token and OTEL_* variables are read from (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** PEM certificate and key files: the proxy serves buyers over HTTPS (--tls-cert, --tls-key). */
   tlsCert?: string;
@@ -171,6 +182,9 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   assertAdminExposureAllowed(adminHost, adminToken);
   // Read and checked before anything starts: a bad file is one line, and nothing listens.
   const tls: ServerTlsFiles = readServerTls(opts);
+  // The endpoint option was checked above; the variables are checked here, each named when wrong.
+  const traces = tracingSettings(opts.otlpEndpoint, opts.env ?? process.env);
+  const observe = opts.observe ?? false;
 
   // Made before the metrics exist (the first scenario decides the profile); they are told once they do.
   let metrics: ChaosMetrics | undefined;
@@ -256,6 +270,13 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       cleanups.push(() => opened.close());
     }
 
+    let tracing: Tracing | undefined;
+    if (traces) {
+      const replica = fleet?.replica ?? opts.replicaId;
+      tracing = await startTracing(traces, { target, version: VERSION, replica, onDropped: (reason, n) => metrics?.spanDropped(reason, n), log });
+      cleanups.push(() => tracing!.close());
+    }
+
     const proxy = new ChaosProxy({
       target,
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
@@ -266,7 +287,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       profileOrigin,
       extensionUri: opts.extensionUri,
       clientKey: opts.clientKey,
-      dryRun: opts.dryRun,
+      dryRun: opts.dryRun || observe,
       sessionHeader: opts.sessionHeader,
       checkDealer: opts.checkDealer,
       timeouts,
@@ -277,10 +298,24 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       clientKeySecret: fleet?.clientKeySecret,
       recorder,
       allowHosts: opts.allowHosts,
+      tracer: tracing?.tracer,
     });
     proxy.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
     proxy.observers.push(journal, metrics, hub, emitTo(events));
+    const grader = observe
+      ? new LiveGrader(
+          (verdict) => {
+            metrics!.buyerVerdict(verdict.check, verdict.verdict);
+            hub.publish(verdict);
+          },
+          () => engine?.reportThresholds as Partial<Thresholds> | undefined,
+        )
+      : undefined;
+    if (grader) {
+      proxy.observers.push(grader);
+      cleanups.push(async () => grader.close());
+    }
     const proxyHost = opts.host ?? '127.0.0.1';
     const proxyPort = opts.port ?? 8080;
     const url = await listenNamed(PROXY_LISTENER, proxyHost, proxyPort, () => proxy.listen(proxyPort, proxyHost));
@@ -371,6 +406,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         return staging.switchRule(id, enabled, change);
       },
       setDryRun(enabled: boolean, actor = PROXY_ITSELF): void {
+        if (observe && !enabled) throw new ApiError(409, 'observe mode: nothing is ever injected; restart without --observe to inject faults');
         operatorDryRun = enabled;
         proxy.dryRun = enabled || staging.lever.state.pulled;
         void staging.recordAction('dry-run', 'proxy', actor, enabled ? 'on' : 'off');
@@ -379,6 +415,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       async reset(actor = PROXY_ITSELF): Promise<void> {
         engine?.reset();
         journal.clear();
+        grader?.clear();
         await engine?.forgetShared?.();
         await staging.recordAction('reset', 'scenario', actor);
       },
@@ -389,11 +426,12 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         await staging.recordAction('session-reset', `session:${id}`, actor);
       },
       sessions: () => engine?.sessions() ?? [],
-      report(query: { session?: string } = {}): Report {
+      report(query: { session?: string } = {}): Report & { observe?: ObservedSection } {
         // Each line records the profile and extension URI in force; the proxy's current ones may differ.
-        return buildReport(query.session === undefined ? journal.all() : journal.ofSession(query.session), {
+        const report = buildReport(query.session === undefined ? journal.all() : journal.ofSession(query.session), {
           thresholds: engine?.reportThresholds as Partial<Thresholds> | undefined,
         });
+        return grader ? { ...report, observe: grader.section() } : report;
       },
       status(): RuntimeStatus {
         const entries = journal.size;
@@ -408,6 +446,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
           profile_origin: proxy.profile.origin,
           extension_uri: proxy.profile.extensionUri,
           dry_run: proxy.dryRun,
+          observe,
           scenario: engine?.name ?? null,
           ...(engine?.description ? { description: engine.description } : {}),
           seed: engine?.seed ?? null,
@@ -432,8 +471,11 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     log(`profile ${proxy.profile.profile} (${describeProfileOrigin(proxy.profile.origin)}), extension ${proxy.profile.extensionUri}`);
     log(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${ruleCount(engine)} rules)` : 'no scenario: every request is forwarded untouched');
     if (opts.journalFile) log(`journal appended to ${opts.journalFile}`);
-    if (opts.dryRun) log('dry run: faults are journaled, never applied');
+    if (observe) log('observe mode: nothing is injected; the report checks grade live traffic per client (GET /report, /events, /metrics)');
+    else if (opts.dryRun) log('dry run: faults are journaled, never applied');
     if (recorder) log(`recording exchanges to ${recorder.file} (at most ${recorder.maxBytes} bytes)`);
+    if (traces) log(`traces: OTLP http/json to ${traces.url} (from ${traces.from}), service ${traces.serviceName}`);
+    if (traces?.protocolNote) log(`traces: ${traces.protocolNote}`);
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
@@ -448,6 +490,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         await replay?.close();
         await journal.close();
         await staging.close();
+        await tracing?.close();
+        grader?.close();
         await fleet?.close();
       })());
 

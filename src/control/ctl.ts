@@ -14,6 +14,7 @@ import { formatReport } from '../journal/report-format.js';
 import type { RuntimeStatus } from './surface.js';
 import { ADMIN_TOKEN_ENV } from './auth.js';
 import type { ChangeNotice, DroppedNotice } from './events.js';
+import type { VerdictEvent } from '../observe/live-grader.js';
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
 
@@ -228,7 +229,7 @@ class AdminClient {
         signal?.removeEventListener('abort', stop);
         reject(this.unreachable(e));
       });
-      ws.on('message', (data) => out(eventLine(JSON.parse(data.toString()) as JournalEntry | DroppedNotice | ChangeNotice)));
+      ws.on('message', (data) => out(eventLine(JSON.parse(data.toString()) as JournalEntry | DroppedNotice | ChangeNotice | VerdictEvent)));
       ws.on('close', (code, reason) => {
         signal?.removeEventListener('abort', stop);
         // Only our own Ctrl-C ends the stream normally; anything else means the proxy went away.
@@ -259,9 +260,10 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u206
 const UNSAFE_KEEPING_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** One readable line per request: time, method, skill, rule, effect, status, duration; always one line. */
-export function eventLine(message: JournalEntry | DroppedNotice | ChangeNotice): string {
+export function eventLine(message: JournalEntry | DroppedNotice | ChangeNotice | VerdictEvent): string {
   if ('type' in message && message.type === 'dropped') return `… ${message.count} events missed: this reader fell behind`;
   if ('type' in message && message.type === 'notice') return terminalSafe(`${message.ts.slice(11, 23)}  ${message.event}  ${message.message}`, false);
+  if ('type' in message && message.type === 'verdict') return terminalSafe(`${message.ts.slice(11, 23)}  verdict  ${message.check}  ${message.verdict}  ${message.client}  ${message.explanation}`, false);
   const e = message as JournalEntry;
   const cols = [
     e.ts.slice(11, 23),
@@ -292,7 +294,7 @@ function formatStatus(s: RuntimeStatus): string[] {
   const origin = describeProfileOrigin(s.profile_origin);
   const lines = [
     `aap-chaos ${s.version}, up ${s.uptime_s} s: proxy ${s.url} -> ${s.target}${s.mock_dealer ? ' (embedded mock dealer)' : ''}`,
-    `profile ${s.profile} (${origin}), extension ${s.extension_uri}${s.dry_run ? ', DRY RUN' : ''}`,
+    `profile ${s.profile} (${origin}), extension ${s.extension_uri}${s.observe ? ', OBSERVE (nothing injected)' : s.dry_run ? ', DRY RUN' : ''}`,
     s.scenario ? `scenario ${s.scenario} (seed ${s.seed}), ${s.active_faults} active faults` : 'no scenario: every request is forwarded untouched',
   ];
   for (const r of s.rules) lines.push(`  ${ruleLine(r)}`);

@@ -130,7 +130,16 @@ export class EventHub implements RequestObserver {
   onRequestDone(entry: JournalEntry): void {
     // No subscriber, no work: the text is built only for a client, and shared with the journal file.
     if (this.clients.size === 0) return;
-    const message = journalJson(entry);
+    this.broadcast(journalJson(entry));
+  }
+
+  /** Sends a message that is not a journal line (it has a `type`, as `dropped` notices do). */
+  publish(message: { type: string }): void {
+    if (this.clients.size === 0) return;
+    this.broadcast(JSON.stringify(message));
+  }
+
+  private broadcast(message: string): void {
     this.corkUntilNextTurn();
     for (const client of this.clients) {
       if (client.socket.readyState !== WebSocket.OPEN) continue;

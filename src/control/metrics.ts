@@ -57,6 +57,8 @@ export class ChaosMetrics implements RequestObserver {
   private readonly suspendedRules: Counter<'rule'>;
   private readonly guardrailBreaches: Counter<'guardrail'>;
   private readonly dealerViolations: Counter<'rule' | 'severity'>;
+  private readonly spansDropped: Counter<'reason'>;
+  private readonly buyerVerdicts: Counter<'check' | 'verdict'>;
 
   constructor(private readonly currentEngine: () => ScenarioEngine | undefined) {
     const registers = [this.registry];
@@ -105,6 +107,18 @@ export class ChaosMetrics implements RequestObserver {
       labelNames: ['sink'],
       registers,
     });
+    this.spansDropped = new Counter({
+      name: 'aap_chaos_spans_dropped_total',
+      help: 'Trace spans that never reached the collector (--otlp-endpoint), by reason: queue_full, export_failed, shutdown.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.buyerVerdicts = new Counter({
+      name: 'aap_chaos_buyer_check_verdicts_total',
+      help: "Verdicts of the live grading (--observe), by report check and verdict: one each time a client's result for a check gains new evidence.",
+      labelNames: ['check', 'verdict'],
+      registers,
+    });
     this.suspendedRules = new Counter({
       name: 'aap_chaos_rules_suspended_total',
       help: 'Requests on which a rule needing shared state did not fire because the state store (Redis) could not be reached, by rule id.',
@@ -144,6 +158,14 @@ export class ChaosMetrics implements RequestObserver {
 
   guardrailBreached(guardrail: string): void {
     this.guardrailBreaches.inc({ guardrail });
+  }
+
+  spanDropped(reason: string, count: number): void {
+    this.spansDropped.inc({ reason }, count);
+  }
+
+  buyerVerdict(check: string, verdict: string): void {
+    this.buyerVerdicts.inc({ check, verdict });
   }
 
   journalDropped(sink: 'file' | 'events', count = 1): void {

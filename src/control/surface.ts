@@ -8,6 +8,7 @@ import type { RuleStatus, ScenarioEngine } from '../engine/decision.js';
 import type { SessionSummary } from '../engine/sessions.js';
 import type { Journal } from '../journal/journal.js';
 import type { Report } from '../journal/report.js';
+import type { ObservedSection } from '../observe/live-grader.js';
 import type { Profile } from '../protocol/codes.js';
 import type { ProfileOrigin } from '../proxy/profile.js';
 import type { Scenario } from '../scenario/types.generated.js';
@@ -34,6 +35,8 @@ export interface RuntimeStatus {
   profile_origin: ProfileOrigin;
   extension_uri: string;
   dry_run: boolean;
+  /** --observe: nothing is injected and buyers are graded live. */
+  observe: boolean;
   scenario: string | null;
   description?: string;
   seed: number | null;
@@ -76,8 +79,8 @@ export interface ControlSurface {
   /** One session's rule state and journal lines. */
   resetSession(id: string, actor?: Actor): void | Promise<void>;
   sessions(): SessionSummary[];
-  /** The report over every journal line, or over one session's. */
-  report(query?: { session?: string }): Report;
+  /** The report over every journal line, or over one session's; with --observe, plus the live grading. */
+  report(query?: { session?: string }): Report & { observe?: ObservedSection };
 }
 
 /** An error the API answers with; anything else is a bug and answers 500 without details. */

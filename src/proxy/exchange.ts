@@ -27,6 +27,7 @@ import type { Outcome } from './reply-outcome.js';
 import { DealerReplyCopy, isCheckedRequest } from './dealer-check.js';
 import { SOURCE_HEADER } from './marker-headers.js';
 import { wholeBodySteps } from './reply-steps.js';
+import type { ExchangeTrace, ExchangeTracer } from './trace-hooks.js';
 
 /** What a request needs of the proxy it arrived at. */
 export interface ProxyContext {
@@ -42,6 +43,8 @@ export interface ProxyContext {
   readonly settings: RequestSettings;
   /** With --record: keeps the dealer's replies (undefined costs the request path nothing). */
   readonly recorder: Recorder | undefined;
+  /** Set only with --otlp-endpoint: without it no tracing code runs per request. */
+  readonly tracer: ExchangeTracer | undefined;
   /** Who the journal line is attributed to, and how that was derived. */
   clientOf(decider: Decider | undefined, request: ClassifiedRequest): { client: string; clientKey: string };
   /** Called when a reply is out, so a closing server lets the connection go at once. */
@@ -78,6 +81,8 @@ export class Exchange {
   isCard = false;
   /** Set when the proxy refused (or lost) the request while reading its body. */
   refusal: BodyRefusal | undefined;
+  /** The exchange's spans, when a tracer is configured. */
+  readonly trace: ExchangeTrace | undefined;
 
   constructor(
     readonly proxy: ProxyContext,
@@ -85,6 +90,7 @@ export class Exchange {
     readonly res: ServerResponse,
   ) {
     this.outcome = { source: 'dealer', notes: [] };
+    this.trace = proxy.tracer?.begin(req.headers);
   }
 
   /** What steps read of the reply as it goes out. */
@@ -127,6 +133,8 @@ export class Exchange {
     else delete headers['x-forwarded-host'];
     headers['x-forwarded-proto'] = 'http';
     if (Buffer.isBuffer(request.body)) delete headers['content-length'];
+    // Called once per dealer call: the client span starts here and its context goes to the dealer.
+    this.trace?.upstream(headers);
     return headers;
   }
 

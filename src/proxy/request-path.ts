@@ -309,7 +309,7 @@ async function truncateDealerReply(x: Exchange, action: Extract<TerminalAction, 
 /** The journal line, once the reply is out (or the buyer gone). */
 function record(x: Exchange): void {
   const { proxy, request, outcome, res } = x;
-  if (proxy.observers.length === 0) return;
+  if (proxy.observers.length === 0 && x.trace === undefined) return;
   // A refused request's reply (if any) went out on the socket, not through `res`.
   const aborted = x.refusal ? x.refusal.status === 0 : !res.writableFinished;
   // A reply cut short still had the status line the buyer received (a stream it left after 200 and events is a 200).
@@ -335,5 +335,6 @@ function record(x: Exchange): void {
   );
   // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.
   if (outcome.dealerCopy && !aborted) entry.conformance = dealerViolations(request, outcome.dealerCopy, proxy.profile);
+  x.trace?.end(entry, x.decision.applied);
   for (const o of proxy.observers) o.onRequestDone(entry);
 }

@@ -23,6 +23,7 @@ import { createListener, schemeOf, type TlsPair } from './tls.js';
 import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
 import type { Recorder } from '../recording/recorder.js';
+import type { ExchangeTracer } from './trace-hooks.js';
 
 const IP_SOURCE: ClientKeySource = clientKeySource(undefined);
 
@@ -72,6 +73,8 @@ export interface ProxyOptions {
   allowHosts?: string[];
   /** Serve buyers over HTTPS with this certificate and key (--tls-cert, --tls-key). */
   serverTls?: TlsPair;
+  /** Spans for every exchange (--otlp-endpoint); none when not given. */
+  tracer?: ExchangeTracer;
 }
 
 export class ChaosProxy implements ProxyContext {
@@ -88,6 +91,7 @@ export class ChaosProxy implements ProxyContext {
   haltedBy: string | undefined;
   readonly settings: RequestSettings;
   readonly recorder: Recorder | undefined;
+  readonly tracer: ExchangeTracer | undefined;
   private readonly opts: ProxyOptions;
   /** The client key the options fixed; undefined lets the scenario's rules decide. */
   private readonly fixedClientKey: ClientKeySource | undefined;
@@ -110,6 +114,7 @@ export class ChaosProxy implements ProxyContext {
       replica: opts.replica,
     };
     this.dryRun = opts.dryRun ?? false;
+    this.tracer = opts.tracer;
     this.clientKeys = new ClientKeyHasher(opts.clientKeySecret);
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, streamIdleTimeoutMs: opts.streamIdleTimeoutMs, tls: opts.tls });
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);

@@ -1,5 +1,6 @@
 // Credentials and lead personal data never reach a sink: the journal file, the recording
-// (--record), /journal, /events, /report, /metrics and the log lines. A client key read from a secret header is stored hashed.
+// (--record), /journal, /events, /report, /metrics, the trace spans and the log lines. A client key
+// read from a secret header is stored hashed.
 import t from 'tap';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { WebSocket } from 'ws';
 import { startRuntime } from '../../src/runtime.js';
 import { request, skillRequest, startUpstream } from '../helpers/servers.js';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 
 const SECRETS = ['Bearer-secret-one', 'session=secret-two', 'secret-three-key', 'secret-four-dealer'];
 const PERSONAL = ['pii-person@example.com', '+15550001111', 'Jane Secretname'];
@@ -17,10 +19,13 @@ t.test('no secret and no personal data in any sink', async (t) => {
   const file = path.join(dir, 'journal.jsonl');
   const recording = path.join(dir, 'recording.jsonl');
   const logs: string[] = [];
+  const collector = await startOtlpReceiver();
+  t.teardown(() => collector.close());
   const rt = await startRuntime({
     port: 0,
     adminPort: 0,
-    env: {},
+    env: { OTEL_BSP_SCHEDULE_DELAY: '10' },
+    otlpEndpoint: collector.url,
     journalFile: file,
     record: recording,
     clientKey: 'header:x-dealer-secret',
@@ -51,6 +56,8 @@ t.test('no secret and no personal data in any sink', async (t) => {
   await rt.close();
   sinks['journal file'] = readFileSync(file, 'utf8');
   sinks['recording file'] = readFileSync(recording, 'utf8');
+  sinks.traces = collector.raw.join('\n');
+  t.equal(collector.spans.filter((s) => s.kind === 2).length, 4, 'all four requests were traced');
   sinks.logs = logs.join('\n');
   t.equal(sinks['journal file']!.trim().split('\n').length, 4, 'all four requests were journaled');
   t.equal(sinks['recording file']!.split('\n').filter((l) => l.includes('"type":"exchange"')).length, 3, 'the dealer\'s answers were recorded (the rate-limited one never reached it)');

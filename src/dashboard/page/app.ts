@@ -7,7 +7,7 @@ import { renderReport } from './report.js';
 import { RequestList } from './requests.js';
 import { bindDryRun, renderRules } from './rules.js';
 import { bindScenario } from './scenario.js';
-import type { ChangeNotice, DroppedNotice, JournalLine, Report, Status } from './types.js';
+import type { ChangeNotice, DroppedNotice, JournalLine, Report, Status, VerdictEvent } from './types.js';
 
 const POLL_MS = 5_000;
 const RECONNECT_MS = [500, 1_000, 2_000, 5_000];
@@ -55,9 +55,10 @@ function connect(attempt = 0): Promise<void> {
       redrawCharts();
     };
     socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data)) as JournalLine | DroppedNotice | ChangeNotice;
-      // A change that is not a request (the lever moved, a TTL ran out): the status shows it.
-      if ('type' in message && message.type === 'notice') refresh();
+      const message = JSON.parse(String(event.data)) as JournalLine | DroppedNotice | ChangeNotice | VerdictEvent;
+      // A change that is not a request (the lever moved, a TTL ran out) shows in the status; a
+      // verdict of the live grading (--observe) in the report once re-read.
+      if ('type' in message && (message.type === 'notice' || message.type === 'verdict')) refresh();
       else if ('type' in message && message.type === 'dropped') {
         byId('dropped-note').textContent = `${message.count} live events were missed; re-read from the journal`;
         readJournal().then(took, showError);

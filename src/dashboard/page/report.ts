@@ -4,7 +4,8 @@ import type { Report } from './types.js';
 
 export function renderReport(report: Report): void {
   const { pass, fail, not_exercised } = report.summary;
-  byId('report-summary').textContent = report.clients.length ? `${pass} pass · ${fail} fail · ${not_exercised} not exercised` : 'no buyer requests yet';
+  const summary = report.clients.length ? `${pass} pass · ${fail} fail · ${not_exercised} not exercised` : 'no buyer requests yet';
+  byId('report-summary').textContent = report.observe ? `${summary} · observe mode: ${observedFails(report)} violations seen live` : summary;
   fill(
     byId('report-rows'),
     ...report.checks.map((c) =>
@@ -17,4 +18,9 @@ export function renderReport(report: Report): void {
       ),
     ),
   );
+}
+
+/** FAIL verdicts of the live grading so far, over every check (--observe). */
+function observedFails(report: Report): number {
+  return Object.values(report.observe?.verdicts ?? {}).reduce((n, v) => n + v.FAIL, 0);
 }
