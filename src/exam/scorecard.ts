@@ -3,9 +3,9 @@
  * merged over clients; per scenario the verdicts merged over seeds, where a check that fails under
  * some seeds and not under others is FLAKY; and the overall verdict and exit code.
  */
-import { CHECK_NAMES, type CheckName, type Verdict } from '../journal/checks/check.js';
+import { CHECK_NAMES, type CheckName, type Verdict } from '../report/checks/index.js';
 import type { JournalEntry } from '../journal/entry.js';
-import type { Report } from '../journal/report.js';
+import type { Report } from '../report/report.js';
 import type { BuyerRun } from './buyer-process.js';
 
 /** The column `--require-exit-0` adds: the buyer must end with exit code 0. */

@@ -3,8 +3,8 @@
  * journal. The `aap-chaos report` command that prints it lives in report-command.ts.
  */
 import type { Profile } from '../protocol/codes.js';
-import { CHECKS, type CheckName, type ClientJournal, type Verdict } from './checks/index.js';
-import type { JournalEntry } from './entry.js';
+import { CHECK_NAMES, CHECKS, type CheckName, type ClientJournal, type Verdict } from './checks/index.js';
+import type { JournalEntry } from '../journal/entry.js';
 import { dealerConformanceSection, type DealerConformanceSection } from './dealer-conformance.js';
 import { resolveThresholds, type Thresholds } from './thresholds.js';
 
@@ -67,7 +67,7 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
   const checks: CheckResult[] = [];
   for (const client of clients) {
     const journal: ClientJournal = { client, requests: byClient.get(client)!, profile: opts.profile, extensionUri: opts.extensionUri, thresholds };
-    for (const check of CHECKS) checks.push({ check: check.name, client, ...check.grade(journal) });
+    for (const name of CHECK_NAMES) checks.push({ check: name, client, ...CHECKS[name].grade(journal) });
   }
   const count = (verdict: Verdict): number => checks.filter((c) => c.verdict === verdict).length;
   const summary = { pass: count('PASS'), fail: count('FAIL'), not_exercised: count('NOT EXERCISED') };

@@ -7,9 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runReportCommand } from '../../src/journal/report-command.js';
+import { runReportCommand } from '../../src/report/command.js';
 import { startChaos, type Chaos } from '../../src/index.js';
-import type { CheckName, Report, Verdict } from '../../src/journal/report.js';
+import type { CheckName, Report, Verdict } from '../../src/report/report.js';
 import { AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT } from '../../src/protocol/codes.js';
 import { createBuyer, requestOptions, sendSkill, skillRequestJson, type Buyer } from '../helpers/sdk-buyer.js';
 

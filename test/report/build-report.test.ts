@@ -1,7 +1,7 @@
 import t from 'tap';
-import { CHECK_NAMES } from '../../src/journal/checks/index.js';
-import { buildReport } from '../../src/journal/report.js';
-import { ThresholdError } from '../../src/journal/thresholds.js';
+import { CHECK_NAMES } from '../../src/report/checks/index.js';
+import { buildReport } from '../../src/report/report.js';
+import { ThresholdError } from '../../src/report/thresholds.js';
 import { JournalBuilder, reply } from './journal-builder.js';
 
 t.test('every check is graded for every client, clients sorted', async (t) => {

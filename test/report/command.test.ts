@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { JournalEntry } from '../../src/journal/entry.js';
-import { runReportCommand } from '../../src/journal/report-command.js';
+import { runReportCommand } from '../../src/report/command.js';
 import { JournalBuilder, reply } from './journal-builder.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'aap-chaos-report-'));

@@ -2,8 +2,8 @@
 // extension URI, client key) and for the rules that read them: PASS, FAIL and NOT EXERCISED each.
 import t from 'tap';
 import type { JournalEntry } from '../../src/journal/entry.js';
-import { buildReport } from '../../src/journal/report.js';
-import { formatReport } from '../../src/journal/report-format.js';
+import { buildReport } from '../../src/report/report.js';
+import { formatReport } from '../../src/report/format.js';
 import { AAP_EXTENSION_URI_1_3 } from '../../src/protocol/codes.js';
 import { CLIENT, grade, JournalBuilder, reply } from './journal-builder.js';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { toJUnit } from '../../src/journal/junit.js';
-import { buildReport } from '../../src/journal/report.js';
-import { formatReport } from '../../src/journal/report-format.js';
+import { toJUnit } from '../../src/report/junit.js';
+import { buildReport } from '../../src/report/report.js';
+import { formatReport } from '../../src/report/format.js';
 import { JournalBuilder, reply } from './journal-builder.js';
 
 function mixedReport() {

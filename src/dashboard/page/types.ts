@@ -6,7 +6,7 @@ export type { ReplyErrorRecord } from '../../../dist/journal/entry.js';
 export type { DroppedNotice } from '../../../dist/control/events.js';
 export type { RuleStatus } from '../../../dist/engine/decision.js';
 export type { RuntimeStatus as Status } from '../../../dist/runtime.js';
-export type { Report, CheckResult } from '../../../dist/journal/report.js';
+export type { Report, CheckResult } from '../../../dist/report/report.js';
 export type { BuiltinScenarioInfo as BuiltinScenario } from '../../../dist/scenario/builtin.js';
 
 /** A journal line; `session` is there when the buyer sent x-aap-chaos-session. */

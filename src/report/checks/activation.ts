@@ -6,7 +6,7 @@
  * by hand, or by an older version) lets any AAP extension URI count.
  */
 import { EXTENSIONS_HEADER, isAapExtensionUri } from '../../protocol/codes.js';
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
 import { nextRequest, sawError } from './read-line.js';
 
@@ -17,7 +17,6 @@ function isExtensionRequired(entry: JournalEntry): boolean {
 }
 
 export const activationCheck: Check = {
-  name: 'activation',
   rule: 'After -32008, the next request carries the exact extension URI the error named in A2A-Extensions, or the client stops.',
   grade({ requests, extensionUri }) {
     const handled: string[] = [];

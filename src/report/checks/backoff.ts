@@ -12,7 +12,7 @@
  * base·2^n) may shrink one gap and still backs off. What fails is what proves there is no backoff:
  * too many retries, retrying at once, gaps that stay constant, or gaps that shrink overall.
  */
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import type { Thresholds } from '../thresholds.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
 import { ms, outcomeUnknown, requestIdentity, sawError, sentAfterReply, skillOf } from './read-line.js';
@@ -76,7 +76,6 @@ function chainProblem(chain: JournalEntry[], thresholds: Thresholds): string | u
 }
 
 export const backoffCheck: Check = {
-  name: 'backoff',
   rule: 'After a retryable INTERNAL_ERROR or an unknown outcome, retries of the same request back off (gaps that grow, jitter allowed) and stop after backoff_max_retries.',
   grade({ requests, thresholds }) {
     const chains = retryChains(requests);

@@ -1,23 +1,10 @@
 /**
- * What every report check is: a name, the rule it grades in one sentence, and a pure
- * function from one client's journal to a verdict with evidence. Adding a check means adding
- * one file beside this one and one line in `index.ts`.
+ * What every report check is: the rule it grades in one sentence, and a pure function from one
+ * client's journal to a verdict with evidence. Its name is its key in `CHECKS` (`index.ts`).
  */
 import type { Profile } from '../../protocol/codes.js';
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import type { Thresholds } from '../thresholds.js';
-
-export const CHECK_NAMES = [
-  'retry-after',
-  'non-retryable',
-  'backoff',
-  'activation',
-  'version',
-  'idempotency',
-  'no-storm',
-  'sold-vehicle',
-] as const;
-export type CheckName = (typeof CHECK_NAMES)[number];
 
 export type Verdict = 'PASS' | 'FAIL' | 'NOT EXERCISED';
 
@@ -42,7 +29,6 @@ export interface ClientJournal {
 }
 
 export interface Check {
-  name: CheckName;
   /** The rule being graded, as docs and `--help` state it. */
   rule: string;
   grade(journal: ClientJournal): CheckOutcome;

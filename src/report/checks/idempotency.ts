@@ -9,7 +9,7 @@
  * `request_hash` leaving `idempotency_key` out, so that a new key for the same payload is
  * still recognisable as the same payload.
  */
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
 import { describeUnknown, nextRequest, outcomeUnknown, sawError } from './read-line.js';
 
@@ -34,7 +34,6 @@ function retryProblem(original: JournalEntry, retry: JournalEntry): string | und
 }
 
 export const idempotencyCheck: Check = {
-  name: 'idempotency',
   rule: 'A lead.submit retried after a retryable error or an unknown outcome reuses its idempotency_key with the same payload.',
   grade({ requests }) {
     const good: string[] = [];

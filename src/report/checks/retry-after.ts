@@ -7,7 +7,6 @@ import { fail, notExercised, pass, plural, type Check } from './check.js';
 import { gapMs, ms, nextRequest, retryHintMs, skillOf } from './read-line.js';
 
 export const retryAfterCheck: Check = {
-  name: 'retry-after',
   rule: 'After RATE_LIMITED with retry_after_ms, the next request for the same skill waits at least that long.',
   grade({ requests, thresholds }) {
     const tolerance = thresholds.retry_after_tolerance_ms;
