@@ -8,19 +8,40 @@
  * flight is not a reaction and is left out. A wait is measured from the end of one attempt to the
  * start of the next, so slow error replies do not count as backing off.
  *
- * The trend is graded, not every gap: exponential backoff with full jitter (a random wait up to
- * base·2^n) may shrink one gap and still backs off. What fails is what proves there is no backoff:
- * too many retries, retrying at once, gaps that stay constant, or gaps that shrink overall.
+ * One wait rarely tells a flaw from chance: exponential backoff with full jitter (a wait drawn
+ * uniformly from [0, base·2^n]) draws a short wait now and then. So, apart from the bound on
+ * retries, the verdict is a test over every wait of the run, calibrated against the most lenient
+ * backoff the seed allows — full jitter with a base of 100 ms — so that such a buyer is failed by
+ * chance at most 1 % of the time (half of it for each of the two tests below):
+ *
+ * - retrying at once: each wait w after the n-th retry of its chain has the chance
+ *   u = (w + 1 ms) / (100 ms · 2^n) (capped at 1) that full jitter would wait no longer; under full
+ *   jitter u is uniform (larger for a larger base), so Fisher's sum −2·Σ ln u is at most χ² with
+ *   2·(waits) degrees of freedom. A sum that full jitter reaches less than 0.5 % of the time, with
+ *   at least two waits within the timing tolerance, fails: three chains of one immediate retry each
+ *   are enough.
+ * - not growing: under full or equal jitter, w / 2^n is drawn the same way for every n, so within
+ *   a chain every order of those values is equally likely. A chain whose values fall (a constant
+ *   interval, or waits that shrink) is unlikely by that measure (one chance in k! for k falling
+ *   values); the chains' chances are combined the same way, and fail below 0.5 %.
+ *
+ * test/report/backoff-simulation.test.ts measures the false-FAIL rate on simulated buyers.
  */
 import type { JournalEntry } from '../../journal/entry.js';
 import type { Thresholds } from '../thresholds.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { ms, outcomeUnknown, requestIdentity, sawError, sentAfterReply, skillOf } from './read-line.js';
+import { outcomeUnknown, requestIdentity, sawError, sentAfterReply, skillOf } from './read-line.js';
 
-/** Gaps may differ by this share of their median and still count as constant (besides the tolerance). */
-const CONSTANT_SPREAD = 0.2;
-/** Gaps needed before constancy or a shrinking trend can be told from jitter. */
-const GAPS_FOR_A_TREND = 3;
+/** The smallest base of the full-jitter backoff the rule must let pass. */
+export const FULL_JITTER_BASE_MS = 100;
+/** How unlikely (under full jitter) the waits must be before each test fails the buyer. */
+export const TEST_LEVEL = 0.005;
+/** Retries within the timing tolerance needed before "at once" is judged at all. */
+const MIN_AT_ONCE = 2;
+/** Waits a chain needs before its order says anything about growth. */
+const MIN_WAITS_FOR_TREND = 3;
+/** Timing resolution of the journal: start times are whole milliseconds. */
+const RESOLUTION_MS = 1;
 
 function failedRetryably(entry: JournalEntry): boolean {
   return outcomeUnknown(entry) || (sawError(entry, ['INTERNAL_ERROR']) && entry.retryable !== false);
@@ -45,52 +66,122 @@ function retryChains(requests: readonly JournalEntry[]): JournalEntry[][] {
   return chains;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
+/** Milliseconds from the end of each attempt to the start of the next. */
+function waitsOf(chain: readonly JournalEntry[]): number[] {
+  return chain.slice(1).map((attempt, i) => Math.max(0, attempt.t - (chain[i].t + chain[i].duration_ms)));
+}
 
-/** What is wrong with one chain, or undefined when it backed off. */
-function chainProblem(chain: JournalEntry[], thresholds: Thresholds): string | undefined {
-  const { backoff_max_retries: maxRetries, retry_after_tolerance_ms: tolerance } = thresholds;
-  const retries = chain.length - 1;
-  const what = skillOf(chain[0]);
-  if (retries > maxRetries) return `retried ${what} ${retries} times (bound ${maxRetries})`;
-  const waits = chain.slice(1).map((attempt, i) => Math.max(0, attempt.t - (chain[i].t + chain[i].duration_ms)));
-  const shown = waits.map((w) => Math.round(w)).join(', ');
-  // On average no wait beyond timing noise: one slow client-side step does not make hammering backoff.
-  if (waits.length >= 2 && waits.reduce((a, b) => a + b, 0) / waits.length <= tolerance) return `retried ${what} ${retries} times at once (gaps ${shown} ms)`;
-  if (waits.length < GAPS_FOR_A_TREND) return undefined;
-  const spread = Math.max(...waits) - Math.min(...waits);
-  if (spread <= Math.max(tolerance, CONSTANT_SPREAD * median(waits))) {
-    return `retried ${what} ${retries} times at a constant interval (gaps ${shown} ms)`;
+/** P(χ² with 2·m degrees of freedom > x), closed form for even degrees of freedom. */
+export function chiSquareEvenTail(x: number, m: number): number {
+  let term = 1;
+  let sum = 1;
+  for (let j = 1; j < m; j++) {
+    term *= x / 2 / j;
+    sum += term;
   }
-  const half = waits.length >> 1;
-  const earlier = Math.max(...waits.slice(0, half));
-  const later = Math.max(...waits.slice(half));
-  if (later < earlier - tolerance) {
-    return `waited less and less before retrying ${what} (gaps ${shown} ms: at most ${ms(later)} late against ${ms(earlier)} early)`;
+  return Math.min(1, Math.exp(-x / 2) * sum);
+}
+
+/** Fisher's combination of independent chances: how likely a sum this large is when all are uniform. */
+export function fisherCombined(chances: readonly number[]): number {
+  if (chances.length === 0) return 1;
+  const x = -2 * chances.reduce((sum, p) => sum + Math.log(Math.max(p, Number.MIN_VALUE)), 0);
+  return chiSquareEvenTail(x, chances.length);
+}
+
+/** The chance, when every order is equally likely, of at least as many falling pairs as `values` has. */
+export function fallingOrderChance(values: readonly number[]): number {
+  const k = values.length;
+  let inversions = 0;
+  for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) if (values[j] < values[i]) inversions++;
+  // Permutations of k by number of inversions (Mahonian numbers), built one element at a time.
+  let counts = [1];
+  for (let n = 2; n <= k; n++) {
+    const next = new Array<number>(counts.length + n - 1).fill(0);
+    counts.forEach((c, i) => {
+      for (let add = 0; add < n; add++) next[i + add] += c;
+    });
+    counts = next;
   }
-  return undefined;
+  const total = counts.reduce((a, b) => a + b, 0);
+  return counts.slice(inversions).reduce((a, b) => a + b, 0) / total;
+}
+
+interface Judged {
+  chain: JournalEntry[];
+  waits: number[];
+}
+
+const shown = (waits: number[]) => waits.map((w) => Math.round(w)).join(', ');
+const percent = (p: number) => (p < 0.001 ? '< 0.1 %' : `${(p * 100).toFixed(1)} %`);
+
+/** Too many retries in one chain: a fact, not a chance. */
+function overBound(judged: Judged[], thresholds: Thresholds): string | undefined {
+  const over = judged.filter((j) => j.waits.length > thresholds.backoff_max_retries);
+  if (over.length === 0) return undefined;
+  const worst = over.reduce((a, b) => (b.waits.length > a.waits.length ? b : a));
+  return `retried ${skillOf(worst.chain[0])} ${worst.waits.length} times (bound ${thresholds.backoff_max_retries})`;
+}
+
+/** Retries sent at once, judged over every wait of the run. */
+function atOnce(judged: Judged[], thresholds: Thresholds): { problem: string; ids: string[] } | undefined {
+  const tolerance = thresholds.retry_after_tolerance_ms;
+  const chances = judged.flatMap((j) => j.waits.map((w, n) => Math.min(1, (w + RESOLUTION_MS) / (FULL_JITTER_BASE_MS * 2 ** n))));
+  const hurried = judged.filter((j) => j.waits.some((w) => w <= tolerance));
+  const count = judged.reduce((sum, j) => sum + j.waits.filter((w) => w <= tolerance).length, 0);
+  if (count < MIN_AT_ONCE) return undefined;
+  const chance = fisherCombined(chances);
+  if (chance >= TEST_LEVEL) return undefined;
+  const example = hurried[0];
+  return {
+    problem:
+      `retried at once ${plural(count, 'time')} in ${plural(hurried.length, 'retry chain')} (within ${tolerance} ms; ` +
+      `first: ${skillOf(example.chain[0])} after gaps of ${shown(example.waits)} ms), judged over ${plural(chances.length, 'retry', 'retries')}: ` +
+      `full-jitter backoff waits this little ${percent(chance)} of the time`,
+    ids: hurried.flatMap((j) => j.chain.map((e) => e.id)),
+  };
+}
+
+/** Waits that do not grow, judged over every chain long enough to show an order. */
+function notGrowing(judged: Judged[]): { problem: string; ids: string[] } | undefined {
+  const long = judged.filter((j) => j.waits.length >= MIN_WAITS_FOR_TREND);
+  if (long.length === 0) return undefined;
+  const chances = long.map((j) => fallingOrderChance(j.waits.map((w, n) => w / 2 ** n)));
+  const chance = fisherCombined(chances);
+  if (chance >= TEST_LEVEL) return undefined;
+  const worst = long[chances.indexOf(Math.min(...chances))];
+  return {
+    problem:
+      `the waits did not grow exponentially in ${plural(long.length, 'retry chain')} (e.g. ${skillOf(worst.chain[0])}: gaps ${shown(worst.waits)} ms), ` +
+      `judged over ${plural(long.reduce((n, j) => n + j.waits.length, 0), 'retry', 'retries')}: jittered exponential backoff waits like this ${percent(chance)} of the time`,
+    ids: long.flatMap((j) => j.chain.map((e) => e.id)),
+  };
 }
 
 export const backoffCheck: Check = {
-  rule: 'After a retryable INTERNAL_ERROR or an unknown outcome, retries of the same request back off (gaps that grow, jitter allowed) and stop after backoff_max_retries.',
+  requirement: {
+    id: 'AAP-BUYER-003',
+    level: 'SHOULD',
+    profiles: ['1.3', '2.0'],
+    seed: { section: 'Per-code semantics › INTERNAL_ERROR; Error payload shape (retryable)', quote: 'the buyer agent SHOULD retry with exponential backoff' },
+  },
+  rule: 'After a retryable INTERNAL_ERROR or an unknown outcome, retries of the same request back off exponentially (judged over every wait of the run, full jitter allowed) and stop after backoff_max_retries.',
   grade({ requests, thresholds }) {
     const chains = retryChains(requests);
     if (chains.length === 0) return notExercised('no retryable INTERNAL_ERROR or unknown outcome reached this client');
-    const bad = chains.map((chain) => ({ chain, problem: chainProblem(chain, thresholds) })).filter((c) => c.problem !== undefined);
-    if (bad.length === 0) {
-      const retries = chains.reduce((n, c) => n + c.length - 1, 0);
-      return pass(
-        chains.flat().map((e) => e.id),
-        `backed off after ${plural(chains.length, 'retryable failure')} (${plural(retries, 'retry', 'retries')}, bound ${thresholds.backoff_max_retries})`,
-      );
+    const judged = chains.map((chain) => ({ chain, waits: waitsOf(chain) }));
+    const retries = judged.reduce((n, j) => n + j.waits.length, 0);
+    const advice = `; back off exponentially with jitter and give up after ${thresholds.backoff_max_retries} retries`;
+    const bound = overBound(judged, thresholds);
+    if (bound !== undefined) {
+      const ids = judged.filter((j) => j.waits.length > thresholds.backoff_max_retries).flatMap((j) => j.chain.map((e) => e.id));
+      return fail(ids, bound + advice);
     }
-    return fail(
-      bad.flatMap((c) => c.chain.map((e) => e.id)),
-      `${bad[0].problem}${bad.length > 1 ? ` (and ${bad.length - 1} more)` : ''}; back off exponentially with jitter and give up after ${thresholds.backoff_max_retries} retries`,
+    const found = atOnce(judged, thresholds) ?? notGrowing(judged);
+    if (found !== undefined) return fail(found.ids, found.problem + advice);
+    return pass(
+      chains.flat().map((e) => e.id),
+      `backed off after ${plural(chains.length, 'retryable failure')} (judged over ${plural(retries, 'retry', 'retries')}, bound ${thresholds.backoff_max_retries})`,
     );
   },
 };

@@ -16,6 +16,12 @@ function unchangedKey(entry: JournalEntry): string | undefined {
 }
 
 export const nonRetryableCheck: Check = {
+  requirement: {
+    id: 'AAP-BUYER-002',
+    level: 'MUST',
+    profiles: ['1.3', '2.0'],
+    seed: { section: 'Error code reference', quote: 'Buyer agents MUST honor the value [of retryable] the dealer returns' },
+  },
   rule: 'After an error with retryable: false, the client does not send the same request again unchanged.',
   grade({ requests }) {
     /** The first refusal of each unchanged request; later copies are all graded against it. */

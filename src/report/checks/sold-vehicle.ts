@@ -16,6 +16,13 @@ interface GoneVehicle {
 }
 
 export const soldVehicleCheck: Check = {
+  requirement: {
+    id: 'AAP-BUYER-008',
+    level: 'SHOULD',
+    profiles: ['1.3', '2.0'],
+    seed: { section: 'Per-code semantics › VEHICLE_UNAVAILABLE', quote: 'Buyer agents SHOULD recompute search results' },
+  },
+  skills: ['inventory.vehicle'],
   rule: 'After VEHICLE_UNAVAILABLE / VEHICLE_NOT_FOUND, the same vehicle is not requested again in a loop.',
   grade({ requests, thresholds }) {
     const maxRepeats = thresholds.same_vehicle_max_repeats;

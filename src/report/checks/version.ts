@@ -14,6 +14,12 @@ function describeVersion(entry: JournalEntry): string {
 }
 
 export const versionCheck: Check = {
+  requirement: {
+    id: 'AAP-BUYER-005',
+    level: 'MUST',
+    profiles: ['2.0'],
+    seed: { section: 'A2A protocol-level errors › VersionNotSupportedError', quote: 'The A2A-Version header names a Major.Minor the interface does not serve' },
+  },
   rule: `Under the 2.0 profile, every request carries ${VERSION_HEADER}: ${A2A_VERSION}.`,
   grade({ requests: all, profile }) {
     if (all.length === 0) return notExercised('this client sent no JSON-RPC requests');
