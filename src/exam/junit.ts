@@ -3,20 +3,20 @@
  * seed when there are several). FAIL becomes <failure> with the evidence ids, NOT EXERCISED
  * <skipped>, and the buyer's output goes into the suite's <system-out>/<system-err>.
  */
-import { junitXml, type JUnitCase, type JUnitSuite } from '../report/junit.js';
+import { junitXml, requirementProperties, type JUnitCase, type JUnitSuite } from '../report/junit.js';
 import { describeExit } from './buyer-process.js';
 import type { ExamRun, Scorecard } from './scorecard.js';
 
 function testcases(run: ExamRun, withSeed: boolean): JUnitCase[] {
   return Object.entries(run.verdicts).map(([check, verdict]): JUnitCase => {
-    const base = { classname: `aap-chaos.exam.${run.scenario}`, name: withSeed ? `${check} [seed ${run.seed}]` : check, time: run.buyer.durationMs / 1000 };
+    const base = { classname: `aap-chaos.exam.${run.scenario}`, name: withSeed ? `${check} [seed ${run.seed}]` : check, time: run.buyer.durationMs / 1000, properties: requirementProperties(check) };
     const result = run.report.checks.find((c) => c.check === check && c.verdict === verdict);
     const explanation = result?.explanation ?? `the buyer ended with ${describeExit(run.buyer)}`;
     if (verdict === 'FAIL') {
       const ids = run.evidence[check as keyof ExamRun['evidence']] ?? [];
       return { ...base, outcome: { kind: 'failure', type: 'FAIL', message: explanation, body: ids.length ? `evidence (journal ids): ${ids.join(' ')}` : 'no evidence' } };
     }
-    if (verdict === 'NOT EXERCISED') return { ...base, outcome: { kind: 'skipped', message: explanation } };
+    if (verdict === 'NOT EXERCISED' || verdict === 'NOT APPLICABLE') return { ...base, outcome: { kind: 'skipped', message: `${verdict}: ${explanation}` } };
     return { ...base, outcome: { kind: 'pass' } };
   });
 }

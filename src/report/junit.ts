@@ -5,6 +5,7 @@
  * plain case. Client keys, explanations and buyer output come from outside, so every text is
  * escaped, and characters XML cannot carry at all become U+FFFD.
  */
+import { CHECKS } from './checks/index.js';
 import type { CheckResult, Report } from './report.js';
 
 /** Characters XML 1.0 cannot carry at all, even escaped. */
@@ -88,9 +89,15 @@ export function junitXml(name: string, suites: readonly JUnitSuite[]): string {
 
 const SUITE_NAME = 'aap-chaos buyer resilience';
 
+/** The requirement a check enforces, as test-case properties; none for a name that is not a check. */
+export function requirementProperties(check: string): Record<string, string> | undefined {
+  const requirement = Object.hasOwn(CHECKS, check) ? CHECKS[check as keyof typeof CHECKS].requirement : undefined;
+  return requirement && { requirement: requirement.id, level: requirement.level };
+}
+
 function reportCase(result: CheckResult): JUnitCase {
   const evidence = result.evidence.length > 0 ? `evidence (journal ids): ${result.evidence.join(' ')}` : 'no evidence';
-  const base = { classname: `aap-chaos.${result.check}`, name: `${result.check} [${result.client}]` };
+  const base = { classname: `aap-chaos.${result.check}`, name: `${result.check} [${result.client}]`, properties: requirementProperties(result.check) };
   switch (result.verdict) {
     case 'FAIL':
       return { ...base, outcome: { kind: 'failure', type: 'FAIL', message: result.explanation, body: evidence } };

@@ -12,8 +12,11 @@ import { nonRetryableCheck } from './non-retryable.js';
 import { retryAfterCheck } from './retry-after.js';
 import { soldVehicleCheck } from './sold-vehicle.js';
 import { versionCheck } from './version.js';
+import { validationFixCheck } from './validation-fix.js';
+import { freshKeyCheck } from './fresh-key.js';
+import { payloadByTypeCheck } from './payload-by-type.js';
 
-export const CHECK_NAMES = ['retry-after', 'non-retryable', 'backoff', 'activation', 'version', 'idempotency', 'no-storm', 'sold-vehicle'] as const;
+export const CHECK_NAMES = ['retry-after', 'non-retryable', 'backoff', 'activation', 'version', 'idempotency', 'no-storm', 'sold-vehicle', 'validation-fix', 'fresh-key', 'payload-by-type'] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 
 export const CHECKS: Readonly<Record<CheckName, Check>> = {
@@ -25,6 +28,9 @@ export const CHECKS: Readonly<Record<CheckName, Check>> = {
   idempotency: idempotencyCheck,
   'no-storm': noStormCheck,
   'sold-vehicle': soldVehicleCheck,
+  'validation-fix': validationFixCheck,
+  'fresh-key': freshKeyCheck,
+  'payload-by-type': payloadByTypeCheck,
 };
 
 export type { Check, CheckOutcome, ClientJournal, Verdict } from './check.js';
