@@ -45,10 +45,9 @@ t.test('the resilient JS buyer: the default battery PASSes with every check exer
 
 t.test('the naive JS buyer: the expected FAILs, exit 1, its output tail shown; at every seed of --seeds 5 it fails backoff under flaky-internal', async (t) => {
   const junit = path.join(dir, 'naive.xml');
-  const [run, seeds] = await Promise.all([
-    exam(['--scenarios', Object.keys(naiveFails).join(','), '--parallel', '3', '--junit', junit, '--', ...jsBuyer('naive')]),
-    exam(['--scenarios', 'flaky-internal', '--seeds', '5', '--parallel', '2', '--json', '--', ...jsBuyer('naive')]),
-  ]);
+  const run = await exam(['--scenarios', Object.keys(naiveFails).join(','), '--parallel', '3', '--junit', junit, '--', ...jsBuyer('naive')]);
+  // Alone, not beside the other exam: how fast "at once" is depends on how loaded the machine is.
+  const seeds = await exam(['--scenarios', 'flaky-internal', '--seeds', '5', '--parallel', '2', '--json', '--', ...jsBuyer('naive')]);
   t.equal(run.code, 1, run.err);
   const xml = readFileSync(junit, 'utf8');
   for (const [scenario, expected] of Object.entries(naiveFails)) {

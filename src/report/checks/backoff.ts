@@ -20,10 +20,10 @@
  *   2·(waits) degrees of freedom. A sum that full jitter reaches less than 0.5 % of the time, with
  *   at least two waits within the timing tolerance, fails: three chains of one immediate retry each
  *   are enough.
- * - not growing: under full or equal jitter, w / 2^n is drawn the same way for every n, so within
- *   a chain every order of those values is equally likely. A chain whose values fall (a constant
- *   interval, or waits that shrink) is unlikely by that measure (one chance in k! for k falling
- *   values); the chains' chances are combined the same way, and fail below 0.5 %.
+ * - not growing: under full jitter, w / 2^n is drawn uniformly from the same range for every n
+ *   (equal jitter and the reference buyers draw from a narrower one). Within a chain, how small
+ *   the later values are next to the first (waits that shrink, or stay constant where they should
+ *   double) has a known chance; the chains' chances are combined the same way, and fail below 0.5 %.
  *
  * test/report/backoff-simulation.test.ts measures the false-FAIL rate on simulated buyers.
  */
@@ -38,8 +38,8 @@ export const FULL_JITTER_BASE_MS = 100;
 export const TEST_LEVEL = 0.005;
 /** Retries within the timing tolerance needed before "at once" is judged at all. */
 const MIN_AT_ONCE = 2;
-/** Waits a chain needs before its order says anything about growth. */
-const MIN_WAITS_FOR_TREND = 3;
+/** Waits a chain needs before their sizes say anything about growth. */
+const MIN_WAITS_FOR_TREND = 2;
 /** Timing resolution of the journal: start times are whole milliseconds. */
 const RESOLUTION_MS = 1;
 
@@ -89,22 +89,18 @@ export function fisherCombined(chances: readonly number[]): number {
   return chiSquareEvenTail(x, chances.length);
 }
 
-/** The chance, when every order is equally likely, of at least as many falling pairs as `values` has. */
-export function fallingOrderChance(values: readonly number[]): number {
+/**
+ * How likely, when the values are drawn independently and uniformly, it is that every value after
+ * the first is at most this small a share of the first: P(max(v₂…v_k) ≤ R·v₁) = R^(k−1)/k for R ≤ 1,
+ * 1 − (k−1)/(k·R) above. Waits that shrink (or stay constant while they should double) make R small.
+ */
+export function shrinkingChance(values: readonly number[]): number {
   const k = values.length;
-  let inversions = 0;
-  for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) if (values[j] < values[i]) inversions++;
-  // Permutations of k by number of inversions (Mahonian numbers), built one element at a time.
-  let counts = [1];
-  for (let n = 2; n <= k; n++) {
-    const next = new Array<number>(counts.length + n - 1).fill(0);
-    counts.forEach((c, i) => {
-      for (let add = 0; add < n; add++) next[i + add] += c;
-    });
-    counts = next;
-  }
-  const total = counts.reduce((a, b) => a + b, 0);
-  return counts.slice(inversions).reduce((a, b) => a + b, 0) / total;
+  if (k < 2) return 1;
+  const first = values[0]!;
+  if (first <= 0) return 1;
+  const ratio = Math.max(...values.slice(1)) / first;
+  return ratio <= 1 ? ratio ** (k - 1) / k : 1 - (k - 1) / (k * ratio);
 }
 
 interface Judged {
@@ -146,7 +142,7 @@ function atOnce(judged: Judged[], thresholds: Thresholds): { problem: string; id
 function notGrowing(judged: Judged[]): { problem: string; ids: string[] } | undefined {
   const long = judged.filter((j) => j.waits.length >= MIN_WAITS_FOR_TREND);
   if (long.length === 0) return undefined;
-  const chances = long.map((j) => fallingOrderChance(j.waits.map((w, n) => w / 2 ** n)));
+  const chances = long.map((j) => shrinkingChance(j.waits.map((w, n) => (w + RESOLUTION_MS) / 2 ** n)));
   const chance = fisherCombined(chances);
   if (chance >= TEST_LEVEL) return undefined;
   const worst = long[chances.indexOf(Math.min(...chances))];
