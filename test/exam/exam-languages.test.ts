@@ -52,7 +52,7 @@ t.test('--list-requirements prints every requirement, for one profile and as JSO
   const [all, json] = await Promise.all([exam(['--list-requirements']), exam(['--list-requirements', '--profile', '1.3', '--json'])]);
   t.equal(all.code, 0, all.err);
   for (const check of CHECK_NAMES) t.match(all.out, new RegExp(`^AAP-BUYER-\\d{3} +${check} +(MUST|SHOULD) `, 'm'), check);
-  t.match(all.out, /^AAP-BUYER-011 +payload-by-type +MUST +2\.0 +Errors \(introduction\): "Buyer agents MUST locate the AAP payload by its @type/m);
+  t.match(all.out, /^AAP-BUYER-011 +payload-by-type +MUST +2\.0 +Errors \(introduction\): "MUST locate the AAP payload by its @type/m);
   t.equal(json.code, 0, json.err);
   const rows = JSON.parse(json.out) as { id: string; check: string; level: string; profiles: string[]; seed: { section: string; quote: string } }[];
   t.ok(rows.every((r) => r.profiles.includes('1.3')), 'only the 1.3 requirements');
@@ -67,4 +67,9 @@ t.test('the README shows examples/curl-buyer.sh as it is, and opens with the exa
   const firstBlock = /```sh\n([^`]*)```/.exec(readme)![1]!;
   t.equal(firstBlock.trim(), 'npx aap-chaos exam -- python3 examples/python-buyer/buyer.py');
   t.match(readme.slice(0, readme.indexOf('## ')), /!\[[^\]]+\]\(docs\/exam-report\.png\)/, 'the screenshot comes before the first section');
+  const scorecard = /```text\n([^`]*)```/.exec(readme)![1]!;
+  t.ok(readme.indexOf(scorecard) < readme.indexOf('## '), 'the first example shows its scorecard');
+  for (const check of CHECK_NAMES) t.match(scorecard, new RegExp(`^${check} +AAP-BUYER-\\d{3} +PASS `, 'm'), `the scorecard shows ${check} PASS`);
+  t.notMatch(scorecard, /NOT EXERCISED|NOT APPLICABLE|FAIL/, 'a complete scorecard: no check left unexercised');
+  t.match(scorecard, /^PASS: .* 11 of 11 required checks passed over the battery$/m);
 });

@@ -14,7 +14,7 @@ export const payloadByTypeCheck: Check = {
     id: 'AAP-BUYER-011',
     level: 'MUST',
     profiles: ['2.0'],
-    seed: { section: 'Errors (introduction)', quote: 'Buyer agents MUST locate the AAP payload by its @type, never by array position, and MUST ignore entries whose @type they do not recognize' },
+    seed: { section: 'Errors (introduction)', quote: 'MUST locate the AAP payload by its @type, never by array position, and MUST ignore entries' },
   },
   rule: 'The client finds the AAP error payload by its @type and ignores unknown entries: shuffled, padded envelopes change none of its verdicts or reactions (graded by aap-chaos exam from a pair of runs).',
   grade() {
