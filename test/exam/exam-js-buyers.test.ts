@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CHECK_NAMES } from '../../src/report/checks/index.js';
-import { exam, jsBuyer, withVerdict, type ExamJson } from '../helpers/exam.js';
+import { exam, fixture, jsBuyer, withVerdict, type ExamJson } from '../helpers/exam.js';
 
 // Every test here runs buyer processes on a shared, slow machine: allow more than tap's default.
 t.setTimeout(300_000);
@@ -65,4 +65,14 @@ t.test('the naive JS buyer: the expected FAILs, exit 1, its output tail shown; a
   const [flaky] = (JSON.parse(seeds.out) as ExamJson).scenarios;
   t.same(flaky!.runs.map((r) => r.seed), [42, 43, 44, 45, 46]);
   for (const r of flaky!.runs) t.equal(r.verdicts.backoff, 'FAIL', `seed ${r.seed}: backoff FAIL (${r.evidence.backoff?.length ?? 0} evidence lines)`);
+});
+
+t.test('a buyer that reads the AAP payload by position: payload-by-type FAILs on the untidy twin only', async (t) => {
+  const run = await exam(['--scenarios', 'lead-recovery', '--parallel', '2', '--json', '--', process.execPath, '--import', 'tsx', fixture('positional-buyer.ts')]);
+  t.equal(run.code, 1, run.err);
+  const [plain, twin] = (JSON.parse(run.out) as ExamJson).scenarios;
+  t.equal(twin!.scenario, 'lead-recovery+untidy-envelopes');
+  t.same(withVerdict(plain!.verdicts, 'FAIL'), [], 'with tidy envelopes it looks resilient');
+  t.equal(twin!.verdicts['payload-by-type'], 'FAIL');
+  t.match(twin!.runs[0]!.explanations['payload-by-type'], /with shuffled, padded error envelopes/);
 });
