@@ -12,6 +12,7 @@ const lead = {
 export const examplePlan: ShoppingPlan = {
   searches: [{ make: ['Honda'] }, { make: ['Toyota'] }, { condition: ['used'] }, {}, { make: ['Ford'] }, { condition: ['new'] }, { body: ['suv'] }],
   rememberedVin: Inventory.fromSeed().firstSold().vin, // sold in the mock dealer's default inventory
-  leads: [lead, { ...lead, comments: 'Is it still available this weekend?' }],
+  // The lead's free text is `message` in the AAP schema (`comments` was refused with SCHEMA_VALIDATION_FAILED).
+  leads: [lead, { ...lead, message: 'Is it still available this weekend?' }],
 };
 

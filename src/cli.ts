@@ -10,10 +10,10 @@ import { checkOption, checkOptions, MOCK_OPTIONS, OptionError, RUN_OPTIONS, SCEN
 import { startMockDealer } from './mock/index.js';
 import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem, configureScenarioLimits, DEFAULT_SCENARIO_LIMITS } from './scenario/load.js';
 import { watchScenarioFile } from './scenario/watch.js';
-import { runReportCommand } from './journal/report-command.js';
+import { runReportCommand } from './report/command.js';
 import { runCtl } from './control/ctl.js';
-import { formatReport } from './journal/report-format.js';
-import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './journal/thresholds.js';
+import { formatReport } from './report/format.js';
+import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './report/thresholds.js';
 import { startFleetCommand } from './state/fleet-command.js';
 import { reportToPrimary, workerIndex } from './state/workers.js';
 import { replayCommand } from './commands/replay.js';

@@ -9,7 +9,7 @@
  */
 import { startRuntime, type Runtime, type RuntimeEvents, type RuntimeOptions, type RuntimeStatus, type ScenarioInput } from './runtime.js';
 import type { JournalEntry } from './journal/entry.js';
-import type { Report } from './journal/report.js';
+import type { Report } from './report/report.js';
 import type { ObservedSection } from './observe/live-grader.js';
 
 export type ChaosOptions = Omit<RuntimeOptions, 'log' | 'env'> & {
@@ -67,7 +67,7 @@ export type { Runtime, RuntimeOptions, RuntimeEvents, RuntimeStatus, ScenarioInp
 export type { JournalEntry, ReplySource } from './journal/entry.js';
 export type { ReplyOutcome, UnknownCause } from './journal/outcome.js';
 export { OptionError } from './options.js';
-export type { Report, CheckResult, CheckName, Verdict, ReportOptions } from './journal/report.js';
+export type { Report, CheckResult, CheckName, Verdict, ReportOptions } from './report/report.js';
 export type { ObservedSection, VerdictEvent } from './observe/live-grader.js';
 export type { RuleStatus, ScenarioEngine } from './engine/decision.js';
 export type { Scenario, Rule } from './scenario/load.js';
@@ -78,4 +78,4 @@ export type { AuditEntry } from './journal/audit.js';
 export type { LeverState } from './control/safety-lever.js';
 export { runCheck, type CheckOptions, type CheckReport, type RuleResult, type RuleVerdict } from './check/run-check.js';
 export { CONFORMANCE_RULES, checkCard, checkReply, violationsOf, type ConformanceRule, type Exchange, type Finding, type Violation } from './protocol/conformance/index.js';
-export type { DealerConformanceSection } from './journal/dealer-conformance.js';
+export type { DealerConformanceSection } from './report/dealer-conformance.js';

@@ -17,6 +17,7 @@ contract the same way, which is what `aap-chaos exam` grades. Every failure is r
     AAP_DEALER_URL=http://127.0.0.1:8080 python3 examples/python-buyer/buyer.py
     aap-chaos exam -- python3 examples/python-buyer/buyer.py
 """
+import http.client
 import json
 import os
 import random
@@ -99,7 +100,9 @@ class Dealer:
                 status, headers, raw = res.status, res.headers, res.read()
         except urllib.error.HTTPError as e:
             status, headers, raw = e.code, e.headers, e.read()  # an error status may still carry a JSON-RPC envelope
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, http.client.HTTPException) as e:
+            # HTTPException: a reply cut short (IncompleteRead) is no answer either; the lead it
+            # carried may exist, so it is retried under the same idempotency_key.
             return None, read_aap_error(e)
         try:
             reply = json.loads(raw)
@@ -176,7 +179,8 @@ def main():
     shortlist = list(dict.fromkeys(found))[:2]
     for vin in [REMEMBERED_VIN, *shortlist, REMEMBERED_VIN]:
         call("inventory.vehicle", {"vin": vin})
-    for extra in ({}, {"comments": "Is it still available this weekend?"}):
+    # The free text is `message` in the AAP lead schema (`comments` was refused as invalid).
+    for extra in ({}, {"message": "Is it still available this weekend?"}):
         voi = {"vehicle_of_interest": {"vin": shortlist[0]}} if shortlist else {}
         # One key per lead, kept across its retries, so a lost answer cannot create it twice.
         call("lead.submit", {**LEAD, **extra, **voi, "idempotency_key": str(uuid.uuid4())})

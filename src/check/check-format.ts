@@ -2,7 +2,7 @@
  * `aap-chaos check` output: a table a person reads in a CI log (rule, severity, verdict, and
  * the wire evidence of each failure), and JUnit XML with one test case per rule.
  */
-import { xmlEscape } from '../journal/junit.js';
+import { junitXml, type JUnitCase } from '../report/junit.js';
 import type { CheckReport, RuleResult } from './run-check.js';
 
 const EVIDENCE_SHOWN = 3;
@@ -40,32 +40,15 @@ export function formatCheck(report: CheckReport): string {
   return lines.join('\n');
 }
 
-function attrs(values: Record<string, string | number>): string {
-  return Object.entries(values)
-    .map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`)
-    .join('');
-}
-
 /** MUST failures are <failure>; SHOULD failures pass with a warning in <system-err> (the exit code agrees); NOT CHECKED is <skipped>. */
 export function checkToJUnit(report: CheckReport): string {
-  const failures = report.summary.must_fail;
-  const skipped = report.summary.not_checked;
-  const counts = { tests: report.rules.length, failures, errors: 0, skipped };
-  const cases = report.rules.map((rule) => {
-    const open = `    <testcase${attrs({ classname: 'aap-chaos.check', name: `${rule.id} ${rule.title}` })}`;
+  const cases = report.rules.map((rule): JUnitCase => {
+    const base = { classname: 'aap-chaos.check', name: `${rule.id} ${rule.title}` };
     const evidence = rule.evidence.map((e) => `${e.probe} ${e.pointer || '/'}: expected ${e.expected}; seen ${e.seen}`).join('\n');
-    if (rule.verdict === 'NOT CHECKED') return `${open}>\n      <skipped${attrs({ message: rule.note ?? 'not checked' })}/>\n    </testcase>`;
-    if (rule.verdict === 'FAIL' && rule.severity === 'MUST') return `${open}>\n      <failure${attrs({ type: 'MUST', message: evidenceLine(rule) })}>${xmlEscape(evidence)}</failure>\n    </testcase>`;
-    if (rule.verdict === 'FAIL') return `${open}>\n      <system-err>${xmlEscape(`SHOULD not met:\n${evidence}`)}</system-err>\n    </testcase>`;
-    return `${open}>\n      <system-out>${xmlEscape(evidence)}</system-out>\n    </testcase>`;
+    if (rule.verdict === 'NOT CHECKED') return { ...base, outcome: { kind: 'skipped', message: rule.note ?? 'not checked' } };
+    if (rule.verdict === 'FAIL' && rule.severity === 'MUST') return { ...base, outcome: { kind: 'failure', type: 'MUST', message: evidenceLine(rule), body: evidence } };
+    if (rule.verdict === 'FAIL') return { ...base, outcome: { kind: 'pass', err: `SHOULD not met:\n${evidence}` } };
+    return { ...base, outcome: { kind: 'pass', out: evidence } };
   });
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attrs({ name: 'aap-chaos dealer conformance', ...counts })}>`,
-    `  <testsuite${attrs({ name: `aap-chaos dealer conformance ${report.target}`, ...counts, timestamp: report.started_at })}>`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitXml('aap-chaos dealer conformance', [{ name: `aap-chaos dealer conformance ${report.target}`, timestamp: report.started_at, cases }]);
 }

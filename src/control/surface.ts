@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RuleStatus, ScenarioEngine } from '../engine/decision.js';
 import type { SessionSummary } from '../engine/sessions.js';
 import type { Journal } from '../journal/journal.js';
-import type { Report } from '../journal/report.js';
+import type { Report } from '../report/report.js';
 import type { ObservedSection } from '../observe/live-grader.js';
 import type { Profile } from '../protocol/codes.js';
 import type { ProfileOrigin } from '../proxy/profile.js';

@@ -6,8 +6,11 @@
 import { listBuiltinScenarios, formatProblem, type Scenario } from '../scenario/load.js';
 import { loadScenarioInput } from '../runtime.js';
 
-/** Built-ins that between them make every buyer check of the report reachable. */
-export const DEFAULT_BATTERY = ['rate-limit-storm', 'flaky-internal', 'activation-required', 'version-mismatch', 'lead-gauntlet', 'inventory-churn'] as const;
+/**
+ * Built-ins that between them exercise every buyer check of the report for a buyer that searches,
+ * looks vehicles up and submits leads (lead-recovery also runs as its untidy twin, differential.ts).
+ */
+export const DEFAULT_BATTERY = ['rate-limit-storm', 'flaky-internal', 'activation-required', 'version-mismatch', 'lead-gauntlet', 'inventory-churn', 'lead-recovery'] as const;
 
 export interface BatteryScenario {
   /** What the user named (a built-in name or a path). */
@@ -15,6 +18,8 @@ export interface BatteryScenario {
   /** The scenario's own name, else the reference. */
   name: string;
   scenario: Scenario;
+  /** For an untidy twin: the battery scenario it repeats with untidy envelopes. */
+  twinOf?: string;
 }
 
 export class BatteryError extends Error {

@@ -1,7 +1,7 @@
 /**
  * The `aap-chaos exam` command line: flags before `--`, the buyer command after it. Usage errors
  * and a buyer that cannot be started exit 2 with one message; otherwise the exit code is the
- * scorecard's (0 every check passed, 1 a FAIL or a flaky check).
+ * scorecard's (0 PASS, 1 a FAIL or a flaky check, 3 INCOMPLETE).
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -12,6 +12,8 @@ import { examHtml } from './html.js';
 import { examJUnit } from './junit.js';
 import { scorecardJson } from './scorecard.js';
 import { formatScorecard } from './terminal.js';
+import { formatRequirements, listRequirements } from '../report/requirements.js';
+import { PROFILES, type Profile } from '../protocol/codes.js';
 
 export const EXAM_USAGE = `usage: aap-chaos exam [options] -- <buyer command…>
 
@@ -29,14 +31,21 @@ AAP_CHAOS_ADMIN_URL and AAP_CHAOS_SEED are set too.
   --parallel N         runs side by side, each on its own proxy (default 1)
   --profile P          auto | 1.3 | 2.0 (default: the scenario's, else auto)
   --require-exit-0     a buyer exit code other than 0 is a FAIL
+  --allow-incomplete   exit 0 (not 3) when nothing failed but some check was never exercised
   --json               print the scorecard as JSON instead of the table
   --junit FILE         also write JUnit XML (one test case per scenario × check)
   --html FILE          also write a self-contained HTML report with a timeline per scenario
+  --list-requirements  print the buyer requirements the checks enforce (ids, levels, profiles,
+                       seed sections) and exit; with --profile 1.3|2.0 only that profile's, with
+                       --json as JSON; needs no buyer command
   -h, --help           this text
 
 Ctrl-C stops the running buyer's process group, then the exam (exit 130).
 
-Exit code: 0 every check passed, 1 a check failed (or is flaky), 2 bad usage or the buyer could not be started.`;
+Exit code: 0 PASS (every check of the requirement set passed at least once and none failed),
+1 FAIL (a check failed or is flaky), 2 bad usage or the buyer could not be started,
+3 INCOMPLETE (nothing failed, but some required check never passed: not exercised or not
+applicable; --allow-incomplete makes this 0).`;
 
 export interface ExamIo {
   out: (text: string) => void;
@@ -60,7 +69,9 @@ function duration(value: string | undefined, flag: string, fallback: number): nu
   return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
 }
 
-export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; junit?: string; html?: string }) | 'help' {
+type ListRequest = { list: 'requirements'; profile?: Profile; json: boolean };
+
+export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; junit?: string; html?: string }) | ListRequest | 'help' {
   const split = argv.indexOf('--');
   const flags = split >= 0 ? argv.slice(0, split) : argv;
   const command = split >= 0 ? argv.slice(split + 1) : [];
@@ -79,6 +90,8 @@ export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; j
         parallel: { type: 'string' },
         profile: { type: 'string' },
         'require-exit-0': { type: 'boolean' },
+        'allow-incomplete': { type: 'boolean' },
+        'list-requirements': { type: 'boolean' },
         json: { type: 'boolean' },
         junit: { type: 'string' },
         html: { type: 'string' },
@@ -90,6 +103,11 @@ export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; j
     throw new UsageError(split < 0 && /Unexpected argument/.test(message) ? `the buyer command goes after "--": aap-chaos exam [options] -- <buyer command…>` : message);
   }
   if (values.help) return 'help';
+  if (values['list-requirements']) {
+    if (command.length > 0) throw new UsageError('--list-requirements takes no buyer command');
+    if (values.profile !== undefined && !(PROFILES as readonly string[]).includes(values.profile)) throw new UsageError(`--profile: "${values.profile}" is not one of ${PROFILES.join(', ')} (with --list-requirements)`);
+    return { list: 'requirements', profile: values.profile as Profile | undefined, json: values.json ?? false };
+  }
   if (command.length === 0) throw new UsageError('no buyer command: put it after "--", e.g. aap-chaos exam -- python3 buyer.py');
   if (values.all && values.scenarios !== undefined) throw new UsageError('--all and --scenarios exclude each other');
   if (values.target !== undefined && !/^(https?:\/\/[^/]|replay:.)/.test(values.target)) throw new UsageError(`--target: "${values.target}" is not an http:// or https:// URL, nor replay:FILE`);
@@ -110,6 +128,7 @@ export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; j
     parallel: positiveInt(values.parallel, 'parallel', 1),
     profile: values.profile as ExamOptions['profile'],
     requireExit0: values['require-exit-0'] ?? false,
+    allowIncomplete: values['allow-incomplete'] ?? false,
     json: values.json ?? false,
     junit: values.junit,
     html: values.html,
@@ -128,6 +147,11 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
   }
   if (opts === 'help') {
     io.out(EXAM_USAGE);
+    return 0;
+  }
+  if ('list' in opts) {
+    const rows = listRequirements(opts.profile);
+    io.out(opts.json ? JSON.stringify(rows, null, 2) : formatRequirements(rows));
     return 0;
   }
   let result;

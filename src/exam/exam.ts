@@ -8,6 +8,7 @@ import { startRuntime } from '../runtime.js';
 import type { ProfileSetting } from '../proxy/profile.js';
 import { loadBattery, scenarioRefs, type BatteryScenario } from './battery.js';
 import { BuyerStartError, runBuyer } from './buyer-process.js';
+import { gradeUntidyTwins, withUntidyTwins } from './differential.js';
 import { buildScorecard, gradeRun, type ExamRun, type Scorecard } from './scorecard.js';
 
 export interface ExamOptions {
@@ -29,6 +30,8 @@ export interface ExamOptions {
   parallel: number;
   /** A buyer exit code other than 0 is a FAIL. */
   requireExit0: boolean;
+  /** An INCOMPLETE exam exits 0 instead of 3. */
+  allowIncomplete?: boolean;
   profile?: ProfileSetting;
   /** Told when a run starts and ends (the CLI prints progress on stderr). */
   progress?: (line: string) => void;
@@ -78,7 +81,7 @@ export interface ExamResult {
 }
 
 export async function runExam(opts: ExamOptions): Promise<ExamResult> {
-  const battery = await loadBattery(await scenarioRefs(opts));
+  const battery = withUntidyTwins(await loadBattery(await scenarioRefs(opts)));
   const planned = planRuns(battery, opts);
   const runs: ExamRun[] = [];
   let next = 0;
@@ -99,5 +102,6 @@ export async function runExam(opts: ExamOptions): Promise<ExamResult> {
   };
   await Promise.all(Array.from({ length: Math.min(opts.parallel, planned.length) }, worker));
   if (startFailure) throw startFailure;
-  return { scorecard: buildScorecard(battery, runs, opts.requireExit0), battery };
+  gradeUntidyTwins(battery, runs);
+  return { scorecard: buildScorecard(battery, runs, { requireExit0: opts.requireExit0, allowIncomplete: opts.allowIncomplete }), battery };
 }

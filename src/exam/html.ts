@@ -5,7 +5,7 @@
  * to its evidence; each bar of a timeline links to its journal line.
  */
 import { describeExit } from './buyer-process.js';
-import type { CellVerdict, ExamCheck, ExamRun, Scorecard } from './scorecard.js';
+import { requirementIdOf, type CellVerdict, type ExamCheck, type ExamRun, type Scorecard } from './scorecard.js';
 import { escapeHtml, timelineSvg } from './timeline.js';
 
 const STYLE = `
@@ -52,18 +52,19 @@ function cell(card: Scorecard, scenarioIndex: number, check: ExamCheck, verdict:
     const run = s.runs.find((r) => r.verdicts[check] === 'FAIL')!;
     return `<td class="${verdict}"><a href="#${evidenceAnchor(runKey(card, run), check)}">${verdict}</a></td>`;
   }
-  return verdict === 'PASS' ? '<td class="PASS">PASS</td>' : '<td class="NE">NOT EXERCISED</td>';
+  return verdict === 'PASS' ? '<td class="PASS">PASS</td>' : `<td class="NE">${verdict}</td>`;
 }
 
 function scorecardTable(card: Scorecard): string {
-  const head = `<tr><th>scenario</th>${card.checks.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}<th>buyer</th><th>time</th></tr>`;
+  const head = `<tr><th>scenario</th>${card.checks.map((c) => `<th>${escapeHtml(c)}${requirementIdOf(c) ? `<br><span class="muted">${requirementIdOf(c)}</span>` : ''}</th>`).join('')}<th>buyer</th><th>time</th></tr>`;
   const rows = card.scenarios.map((s, i) => {
     const exits = [...new Set(s.runs.map((r) => describeExit(r.buyer)))].join(' / ');
     const time = (s.runs.reduce((sum, r) => sum + r.buyer.durationMs, 0) / 1000).toFixed(1);
     const seeds = s.runs.length > 1 ? ` <span class="muted">×${s.runs.length} seeds</span>` : '';
     return `<tr><td class="name"><a href="#sc-${i}">${escapeHtml(s.scenario)}</a>${seeds}</td>${card.checks.map((c) => cell(card, i, c, s.verdicts[c])).join('')}<td>${escapeHtml(exits)}</td><td>${time} s</td></tr>`;
   });
-  return `<table class="scorecard">${head}${rows.join('')}</table>`;
+  const battery = `<tr><td class="name">whole battery</td>${card.checks.map((c) => `<td class="${card.battery[c] === 'PASS' || card.battery[c] === 'FAIL' || card.battery[c] === 'FLAKY' ? card.battery[c] : 'NE'}">${card.battery[c]}</td>`).join('')}<td></td><td></td></tr>`;
+  return `<table class="scorecard">${head}${rows.join('')}${battery}</table>`;
 }
 
 function runSection(card: Scorecard, run: ExamRun): string {
@@ -78,7 +79,7 @@ function runSection(card: Scorecard, run: ExamRun): string {
       const line = byId.get(id);
       return `<li><a href="#${lineAnchor(key, id)}"><code>${id}</code></a> <code>${escapeHtml(line ? JSON.stringify(line) : '(no longer in the journal)')}</code></li>`;
     });
-    const why = result?.explanation ?? `the buyer ended with ${describeExit(run.buyer)}`;
+    const why = run.explanations[check] ?? result?.explanation ?? `the buyer ended with ${describeExit(run.buyer)}`;
     return `<div class="evidence-block" id="${evidenceAnchor(key, check)}"><strong>${escapeHtml(check)}: FAIL</strong> — ${escapeHtml(why)}${items.length ? `<ol>${items.join('')}</ol>` : ''}</div>`;
   });
   const journal = run.journal.map((e) => `<li id="${lineAnchor(key, e.id)}"><code>${escapeHtml(JSON.stringify(e))}</code></li>`).join('');
@@ -98,17 +99,20 @@ function runSection(card: Scorecard, run: ExamRun): string {
 
 export function examHtml(card: Scorecard, generatedAt = new Date()): string {
   const { pass, fail, flaky, not_exercised } = card.summary;
+  const overall = card.verdict;
+  const missing = card.incomplete.length > 0 ? `<p>Never passed: ${card.incomplete.map((i) => escapeHtml(`${i.check}${i.id ? ` (${i.id})` : ''} ${i.verdict}`)).join(', ')}</p>` : '';
   const sections = card.scenarios.map((s, i) => {
     const flakyNote = s.flaky ? ' <span class="verdict bad">FLAKY</span>' : '';
     return `<section id="sc-${i}"><h2>${escapeHtml(s.scenario)}${flakyNote}${s.ref !== s.scenario ? ` <span class="muted">${escapeHtml(s.ref)}</span>` : ''}</h2>${s.runs.map((r) => runSection(card, r)).join('\n')}</section>`;
   });
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>aap-chaos exam: ${card.ok ? 'PASS' : 'FAIL'}</title><style>${STYLE}</style></head>
+<title>aap-chaos exam: ${overall}</title><style>${STYLE}</style></head>
 <body>
-<h1>aap-chaos exam <span class="verdict ${card.ok ? 'ok' : 'bad'}" id="overall">${card.ok ? 'PASS' : 'FAIL'}</span></h1>
+<h1>aap-chaos exam <span class="verdict ${overall === 'PASS' ? 'ok' : 'bad'}" id="overall">${overall}</span></h1>
 <p class="muted">${pass} passed, ${fail} failed, ${flaky} flaky, ${not_exercised} not exercised · ${card.scenarios.length} scenarios · ${escapeHtml(generatedAt.toISOString())}</p>
 ${scorecardTable(card)}
+${missing}
 ${LEGEND}
 ${sections.join('\n')}
 </body></html>

@@ -1,10 +1,11 @@
 /**
- * The exam's scorecard as a person reads it in a terminal or a CI log: scenario × check matrix,
- * the buyer's exit and run time per scenario, then what failed with its evidence and the tail of
- * the buyer's output, then the overall verdict.
+ * The exam's scorecard as a person reads it in a terminal or a CI log: scenario × check matrix
+ * with the buyer's exit and run time per scenario, then each check's verdict over the battery
+ * with its requirement id, then what failed with its evidence and the tail of the buyer's output,
+ * then the overall verdict (and, when INCOMPLETE, the checks that never passed).
  */
 import { describeExit, tailLines } from './buyer-process.js';
-import type { ExamRun, ScenarioCard, Scorecard } from './scorecard.js';
+import { requirementIdOf, type CellVerdict, type ExamRun, type ScenarioCard, type Scorecard } from './scorecard.js';
 
 /** Lines of buyer output shown per failed run. */
 const TAIL_LINES = 20;
@@ -28,7 +29,7 @@ function failureLines(run: ExamRun): string[] {
   for (const [check, verdict] of Object.entries(run.verdicts)) {
     if (verdict !== 'FAIL') continue;
     const result = run.report.checks.find((c) => c.check === check && c.verdict === 'FAIL');
-    const why = result?.explanation ?? `the buyer ended with ${describeExit(run.buyer)}`;
+    const why = run.explanations[check as keyof ExamRun['explanations']] ?? result?.explanation ?? `the buyer ended with ${describeExit(run.buyer)}`;
     const ids = run.evidence[check as keyof ExamRun['evidence']] ?? [];
     const shown = ids.slice(0, EVIDENCE_SHOWN).join(' ') + (ids.length > EVIDENCE_SHOWN ? ` … (+${ids.length - EVIDENCE_SHOWN})` : '');
     lines.push(`  ${check}: ${why}${ids.length ? `\n    evidence (journal ids): ${shown}` : ''}`);
@@ -40,15 +41,29 @@ function failureLines(run: ExamRun): string[] {
   return lines;
 }
 
+/** A matrix cell: what happened to the check in that scenario ("-" not exercised there, "n/a" not applicable). */
+const CELL: Record<CellVerdict, string> = { PASS: 'PASS', FAIL: 'FAIL', FLAKY: 'FLAKY', 'NOT EXERCISED': '-', 'NOT APPLICABLE': 'n/a' };
+
+/** Per check: its id, its verdict over the battery, and where it passed or failed. */
+function batteryLines(card: Scorecard): string[] {
+  const rows = card.checks.map((c) => {
+    const where = card.scenarios.filter((s) => s.verdicts[c] === card.battery[c]).map((s) => s.scenario);
+    const required = card.required.includes(c) ? '' : ' (not required for the profiles run)';
+    return [c, requirementIdOf(c) ?? '-', `${card.battery[c]}${required}`, card.battery[c] === 'PASS' || card.battery[c] === 'FAIL' || card.battery[c] === 'FLAKY' ? where.join(', ') : ''];
+  });
+  return table([['CHECK', 'ID', 'BATTERY', 'WHERE'], ...rows]);
+}
+
 export function formatScorecard(card: Scorecard): string {
   const header = ['SCENARIO', ...card.checks, 'BUYER', 'TIME'];
   const rows = card.scenarios.map((s) => [
     s.runs.length > 1 ? `${s.scenario} ×${s.runs.length}` : s.scenario,
-    ...card.checks.map((c) => s.verdicts[c]),
+    ...card.checks.map((c) => CELL[s.verdicts[c]]),
     exitsOf(s),
     seconds(s.runs.reduce((sum, r) => sum + r.buyer.durationMs, 0)),
   ]);
   const lines = table([header, ...rows]);
+  lines.push('("-": not exercised in that scenario; "n/a": the buyer never called the skill the check is about)', '', ...batteryLines(card));
 
   const flaky = card.scenarios.filter((s) => s.flaky);
   if (flaky.length > 0) {
@@ -62,7 +77,13 @@ export function formatScorecard(card: Scorecard): string {
   for (const s of card.scenarios) {
     for (const run of s.runs.filter((r) => !r.ok)) lines.push('', ...failureLines(run));
   }
-  const { pass, fail, flaky: flakyCells, not_exercised } = card.summary;
-  lines.push('', `${card.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed, ${flakyCells} flaky, ${not_exercised} not exercised (${card.scenarios.length} scenarios)`);
+  const { pass, fail, flaky: flakyCells, not_exercised, not_applicable } = card.summary;
+  const notApplicable = not_applicable > 0 ? `, ${not_applicable} not applicable` : '';
+  const requiredPassed = card.required.filter((c) => card.battery[c] === 'PASS').length;
+  lines.push('', `${card.verdict}: ${pass} passed, ${fail} failed, ${flakyCells} flaky, ${not_exercised} not exercised${notApplicable} (${card.scenarios.length} scenarios); ${requiredPassed} of ${card.required.length} required checks passed over the battery`);
+  if (card.verdict === 'INCOMPLETE') {
+    const missing = card.incomplete.map((i) => `${i.check}${i.id ? ` (${i.id})` : ''} ${i.verdict}`);
+    lines.push(`Never passed: ${missing.join(', ')}. Add scenarios that exercise them (or use the skills they are about); --allow-incomplete exits 0.`);
+  }
   return lines.join('\n');
 }

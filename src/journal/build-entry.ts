@@ -8,6 +8,7 @@ import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { FaultRecord, JournalEntry, ReplyErrorRecord, ReplySource } from './entry.js';
 import { summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
 import { newUlid } from '../protocol/ids.js';
+import { realValidationProblems } from '../protocol/validation-details.js';
 import type { Profile } from '../protocol/codes.js';
 import { requiredExtensionUri, type ReplyBodyKind } from '../protocol/reply-kind.js';
 import { decideOutcome, type LostReply } from './outcome.js';
@@ -114,7 +115,7 @@ export function canonicalHash(value: unknown): string {
   return hash('sha256', canonicalJson(value)).slice(0, 16);
 }
 
-type RequestSummary = Pick<JournalEntry, 'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'request_hash' | 'idempotency_key' | 'vehicle'>;
+type RequestSummary = Pick<JournalEntry, 'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'request_hash' | 'idempotency_key' | 'vehicle' | 'request_problems'>;
 
 /** Adds the request's summary to `summary` in place (the journal line keeps this key order). */
 function addRequestSummary(summary: RequestSummary, request: ClassifiedRequest): void {
@@ -138,7 +139,12 @@ function addRequestSummary(summary: RequestSummary, request: ClassifiedRequest):
     const id = data.vin ?? data.stock ?? data.vehicle_id;
     if (typeof id === 'string') summary.vehicle = id;
   }
+  // The report's validation-fix check compares these with the problems an earlier reply listed.
+  const problems = realValidationProblems(request.skill, request.skillData);
+  if (problems.length > 0) summary.request_problems = [...new Set(problems.map((p) => p.instanceLocation))];
 }
+
+
 
 /** What the proxy observed of one reply. */
 export interface ReplyObservation {
@@ -305,6 +311,7 @@ export function buildJournalEntry(
     const details = summary.details;
     const retryAfter = details?.retry_after_ms ?? (typeof details?.retry_after_seconds === 'number' ? details.retry_after_seconds * 1000 : undefined);
     if (typeof retryAfter === 'number') entry.retry_after_ms = retryAfter;
+    if (summary.listedProblems !== undefined) entry.listed_problems = summary.listedProblems;
     const kept = boundedReplyError(reply.error);
     // The dealer's own words may echo a customer's contact or the buyer's token; the proxy's and the rules' never do.
     entry.reply_error = reply.source === 'dealer' ? (redactContactsIn(kept) as ReplyErrorRecord) : kept;

@@ -76,6 +76,17 @@ export interface JournalEntry {
   error_id?: string;
   retryable?: boolean;
   retry_after_ms?: number;
+  /**
+   * A validation error's `details.errors[]` (or BadRequest field violations): the
+   * `instanceLocation` of every problem it listed, so the report can tell whether the next
+   * request fixed them all.
+   */
+  listed_problems?: string[];
+  /**
+   * Where this skill request breaks the AAP request schemas, as the mock dealer would list it
+   * (`instanceLocation`s); absent when the payload is valid.
+   */
+  request_problems?: string[];
   upstream_status?: number;
   upstream_ms?: number;
   /** Rules that did not fire because the shared state store could not be reached (fleet mode). */

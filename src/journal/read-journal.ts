@@ -57,6 +57,8 @@ const ENTRY_SHAPE = {
     extension_uri: optionalString,
     required_extension: optionalString,
     client_key: optionalString,
+    listed_problems: { type: 'array', items: { type: 'string' } },
+    request_problems: { type: 'array', items: { type: 'string' } },
   },
 } as const;
 

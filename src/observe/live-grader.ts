@@ -12,7 +12,7 @@
  * The checks do not care who produced an error: a dealer's own RATE_LIMITED or INTERNAL_ERROR,
  * journaled from its reply, is graded exactly as an injected one.
  */
-import { CHECKS, resolveThresholds, type CheckName, type JournalEntry, type RequestObserver, type Thresholds, type Verdict } from './report-checks.js';
+import { CHECKS, CHECK_NAMES, resolveThresholds, type CheckName, type JournalEntry, type RequestObserver, type Thresholds, type Verdict } from './report-checks.js';
 
 /** One change in how a client fares on a check. */
 export interface VerdictEvent {
@@ -21,7 +21,7 @@ export interface VerdictEvent {
   ts: string;
   check: CheckName;
   client: string;
-  verdict: Exclude<Verdict, 'NOT EXERCISED'>;
+  verdict: Exclude<Verdict, 'NOT EXERCISED' | 'NOT APPLICABLE'>;
   explanation: string;
   /** Journal ids that prove it (the trigger first, then what the buyer did next). */
   evidence: string[];
@@ -174,21 +174,21 @@ export class LiveGrader implements RequestObserver {
 
   private grade(client: string, state: ClientState, thresholds: Thresholds, settled: boolean): void {
     const journal = { client, requests: state.lines, thresholds };
-    for (const check of CHECKS) {
-      const outcome = check.grade(journal);
-      let known = state.checks.get(check.name);
-      if (known === undefined) state.checks.set(check.name, (known = { verdict: 'NOT EXERCISED', counted: new Set() }));
+    for (const name of CHECK_NAMES) {
+      const outcome = CHECKS[name].grade(journal);
+      let known = state.checks.get(name);
+      if (known === undefined) state.checks.set(name, (known = { verdict: 'NOT EXERCISED', counted: new Set() }));
       if (outcome.verdict === 'PASS' && !settled) {
         this.unsettled.add(client);
         continue;
       }
       const changed = outcome.verdict !== known.verdict;
       known.verdict = outcome.verdict;
-      if (outcome.verdict === 'NOT EXERCISED') continue;
+      if (outcome.verdict === 'NOT EXERCISED' || outcome.verdict === 'NOT APPLICABLE') continue;
       const fresh = outcome.evidence.filter((id) => !known.counted.has(id));
       if (!changed && fresh.length === 0) continue;
       for (const id of fresh) known.counted.add(id);
-      this.record({ type: 'verdict', ts: new Date().toISOString(), check: check.name, client, verdict: outcome.verdict, explanation: outcome.explanation, evidence: outcome.evidence });
+      this.record({ type: 'verdict', ts: new Date().toISOString(), check: name, client, verdict: outcome.verdict, explanation: outcome.explanation, evidence: outcome.evidence });
     }
   }
 

@@ -217,6 +217,8 @@ export interface ErrorSummary {
   errorId?: string;
   retryable?: boolean;
   details?: Record<string, unknown>;
+  /** Validation codes only: where each listed problem is (`instanceLocation`s, each once). */
+  listedProblems?: string[];
 }
 
 /** Finds the AAP payload by its `@type` (2.0) or as the bare object (1.3), never by position. */
@@ -240,7 +242,22 @@ export function summarizeError(error: JsonRpcError): ErrorSummary {
   } else if (info && typeof info.reason === 'string') {
     summary.code = info.reason;
   }
+  if (summary.code !== undefined && VALIDATION_CODES.has(summary.code as AapCode)) {
+    const listed = listedProblems(summary.details, entries);
+    if (listed !== undefined) summary.listedProblems = listed;
+  }
   return summary;
+}
+
+/**
+ * The `instanceLocation` of every problem a validation error listed, each once: AAP's
+ * `details.errors[]`, else the 2.0 BadRequest's `fieldViolations[].field`.
+ */
+function listedProblems(details: Record<string, unknown> | undefined, entries: unknown[]): string[] | undefined {
+  const locations = (list: unknown[], key: string) => [...new Set(list.map((p) => (p as Record<string, unknown> | null)?.[key]).filter((l): l is string => typeof l === 'string'))];
+  if (Array.isArray(details?.errors)) return locations(details.errors, 'instanceLocation');
+  const badRequest = entries.find((e) => (e as Record<string, unknown> | null)?.['@type'] === BAD_REQUEST_TYPE) as { fieldViolations?: unknown } | undefined;
+  return Array.isArray(badRequest?.fieldViolations) ? locations(badRequest.fieldViolations, 'field') : undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The drift report as text for a terminal and as JUnit XML (one test case per exchange). */
-import { attributes, xmlEscape } from '../journal/junit.js';
+import { attributes, xmlEscape } from '../report/junit.js';
 import type { DriftResult, ExchangeDrift } from './drift.js';
 
 /** A value in one line: JSON, cut when long. */

@@ -108,7 +108,7 @@ t.test('no import cycle in src/', async (t) => {
  * shared rule state (state/, fleet mode) is the engine's peer: the engine walks its stateful rules
  * through it, and it never reaches the proxy or the control surface.
  */
-const LAYERS = [['protocol'], ['scenario'], ['journal', 'recording'], ['effects'], ['engine', 'state'], ['proxy'], ['control']];
+const LAYERS = [['protocol'], ['scenario'], ['journal', 'recording'], ['report'], ['effects'], ['engine', 'state'], ['proxy'], ['control']];
 const layerOf = (file: string): number => LAYERS.findIndex((names) => names.includes(rel(file).split(path.sep)[0]!));
 
 t.test('imports point down the layers', async (t) => {

@@ -4,7 +4,8 @@ import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { exam, jsBuyer, withVerdict, type ExamJson } from '../helpers/exam.js';
+import { CHECK_NAMES } from '../../src/report/checks/index.js';
+import { exam, fixture, jsBuyer, withVerdict, type ExamJson } from '../helpers/exam.js';
 
 // Every test here runs buyer processes on a shared, slow machine: allow more than tap's default.
 t.setTimeout(300_000);
@@ -12,58 +13,66 @@ t.setTimeout(300_000);
 const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-exam-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
-const SCENARIOS = 'rate-limit-storm,flaky-internal,activation-required,lead-gauntlet';
-
-/** What the resilient buyer must PASS in each scenario (proof it was tested), as in the in-process reference test. */
-const resilientPasses: Record<string, string[]> = {
-  'rate-limit-storm': ['no-storm', 'non-retryable', 'retry-after', 'sold-vehicle'],
-  'flaky-internal': ['backoff', 'non-retryable', 'sold-vehicle'],
-  'activation-required': ['activation', 'non-retryable', 'sold-vehicle', 'version'],
-  'lead-gauntlet': ['non-retryable', 'sold-vehicle'],
-};
-
 /**
- * What the naive buyer must FAIL. Its backoff verdict in flaky-internal is left out: it retries
- * at once, and whether three immediate retries show "growing gaps" depends on how a loaded
- * machine schedules a separate process, not on the buyer.
+ * What the naive buyer must FAIL. Its backoff verdicts outside flaky-internal are left out: there
+ * it retries at once in one or two chains of one retry each, and whether that is evidence enough
+ * depends on how fast a loaded machine lets it come back (flaky-internal, with its three-failure
+ * outage, is graded at every seed below).
  */
 const naiveFails: Record<string, string[]> = {
   'rate-limit-storm': ['no-storm', 'non-retryable', 'retry-after', 'sold-vehicle'],
-  'flaky-internal': ['idempotency', 'non-retryable', 'sold-vehicle'],
   'activation-required': ['activation'],
   'lead-gauntlet': ['non-retryable', 'sold-vehicle'],
+  'lead-recovery': ['activation', 'idempotency', 'non-retryable', 'validation-fix'],
 };
 
-t.test('the resilient JS buyer: every check PASS or NOT EXERCISED, exit 0, JUnit with one case per scenario × check', async (t) => {
+t.test('the resilient JS buyer: the default battery PASSes with every check exercised, exit 0; JUnit names the requirement ids', async (t) => {
   const junit = path.join(dir, 'resilient.xml');
-  const run = await exam(['--scenarios', SCENARIOS, '--parallel', '4', '--json', '--junit', junit, '--', ...jsBuyer('resilient')]);
+  const run = await exam(['--parallel', '4', '--json', '--junit', junit, '--', ...jsBuyer('resilient')]);
   t.equal(run.code, 0, run.err);
   const result = JSON.parse(run.out) as ExamJson;
-  t.equal(result.ok, true);
+  t.equal(result.verdict, 'PASS');
+  t.same(withVerdict(result.battery, 'PASS'), [...CHECK_NAMES].sort(), 'every check PASSes somewhere in the battery: no NOT EXERCISED left');
   for (const s of result.scenarios) {
     t.same(withVerdict(s.verdicts, 'FAIL'), [], `${s.scenario}: no FAIL`);
-    t.same(withVerdict(s.verdicts, 'PASS'), resilientPasses[s.scenario], `${s.scenario}: the checks it exercises pass`);
     t.equal(s.runs[0]!.buyer.exit_code, 0);
   }
   const xml = readFileSync(junit, 'utf8');
-  t.equal(xml.match(/<testcase /g)?.length, 4 * 8, 'one test case per scenario × check');
+  t.equal(xml.match(/<testcase /g)?.length, result.scenarios.length * CHECK_NAMES.length, 'one test case per scenario × check');
   t.notMatch(xml, /<failure/);
+  t.match(xml, /<property name="requirement" value="AAP-BUYER-011"\/>/);
 });
 
-t.test('the naive JS buyer: the expected FAILs per scenario, exit 1, its output tail shown', async (t) => {
+t.test('the naive JS buyer: the expected FAILs, exit 1, its output tail shown; at every seed of --seeds 5 it fails backoff under flaky-internal', async (t) => {
   const junit = path.join(dir, 'naive.xml');
-  const run = await exam(['--scenarios', SCENARIOS, '--parallel', '4', '--junit', junit, '--', ...jsBuyer('naive')]);
+  const run = await exam(['--scenarios', Object.keys(naiveFails).join(','), '--parallel', '3', '--junit', junit, '--', ...jsBuyer('naive')]);
+  // Alone, not beside the other exam: how fast "at once" is depends on how loaded the machine is.
+  const seeds = await exam(['--scenarios', 'flaky-internal', '--seeds', '5', '--parallel', '2', '--json', '--', ...jsBuyer('naive')]);
   t.equal(run.code, 1, run.err);
   const xml = readFileSync(junit, 'utf8');
   for (const [scenario, expected] of Object.entries(naiveFails)) {
-    const failed = [...xml.matchAll(new RegExp(`<testcase classname="aap-chaos\\.exam\\.${scenario}" name="([a-z-]+)"[^>]*>\\s*<failure`, 'g'))].map((m) => m[1]!).sort();
-    const required = failed.filter((c) => c !== 'backoff' || scenario !== 'flaky-internal');
-    t.same(required, expected, `${scenario}: FAILs`);
+    const failed = [...xml.matchAll(new RegExp(`<testcase classname="aap-chaos\\.exam\\.${scenario}" name="([a-z-]+)"[^>]*>\\s*(?:<properties>(?:(?!</properties>)[\\s\\S])*</properties>\\s*)?<failure`, 'g'))].map((m) => m[1]!).sort();
+    t.same(failed.filter((c) => c !== 'backoff'), expected, `${scenario}: FAILs`);
   }
-  t.match(run.out, /^SCENARIO +retry-after +non-retryable +backoff +activation +version +idempotency +no-storm +sold-vehicle +BUYER +TIME$/m);
-  t.match(run.out, /^rate-limit-storm +FAIL +FAIL +NOT EXERCISED .* exit 0 +\d+\.\d s$/m);
+  t.match(run.out, /^SCENARIO +retry-after +non-retryable +backoff +activation +version +idempotency +no-storm +sold-vehicle +validation-fix +fresh-key +payload-by-type +BUYER +TIME$/m);
+  t.match(run.out, /^rate-limit-storm +FAIL +FAIL +- .* exit 0 +\d+\.\d s$/m);
   t.match(run.out, /FAIL rate-limit-storm \(seed 42\), buyer exit 0/);
   t.match(run.out, /evidence \(journal ids\): [0-9A-Z]{26}/);
   t.match(run.out, /buyer stdout, last 20 lines:\n {4}\| inventory\.search: /);
-  t.match(run.out, /^FAIL: \d+ passed, \d+ failed, 0 flaky, \d+ not exercised \(4 scenarios\)$/m);
+  t.match(run.out, /^FAIL: \d+ passed, \d+ failed, \d+ flaky, \d+ not exercised(, \d+ not applicable)? \(5 scenarios\)/m);
+
+  t.equal(seeds.code, 1, seeds.err);
+  const [flaky] = (JSON.parse(seeds.out) as ExamJson).scenarios;
+  t.same(flaky!.runs.map((r) => r.seed), [42, 43, 44, 45, 46]);
+  for (const r of flaky!.runs) t.equal(r.verdicts.backoff, 'FAIL', `seed ${r.seed}: backoff FAIL (${r.evidence.backoff?.length ?? 0} evidence lines)`);
+});
+
+t.test('a buyer that reads the AAP payload by position: payload-by-type FAILs on the untidy twin only', async (t) => {
+  const run = await exam(['--scenarios', 'lead-recovery', '--parallel', '2', '--json', '--', process.execPath, '--import', 'tsx', fixture('positional-buyer.ts')]);
+  t.equal(run.code, 1, run.err);
+  const [plain, twin] = (JSON.parse(run.out) as ExamJson).scenarios;
+  t.equal(twin!.scenario, 'lead-recovery+untidy-envelopes');
+  t.same(withVerdict(plain!.verdicts, 'FAIL'), [], 'with tidy envelopes it looks resilient');
+  t.equal(twin!.verdicts['payload-by-type'], 'FAIL');
+  t.match(twin!.runs[0]!.explanations['payload-by-type'], /with shuffled, padded error envelopes/);
 });

@@ -55,8 +55,9 @@ t.test('the HTML report: scorecard, a timeline, a screenshot that is not blank, 
 
   await page.locator('table.scorecard').waitFor();
   t.equal(await page.locator('#overall').textContent(), 'FAIL');
-  t.equal(await page.locator('table.scorecard tr').count(), 2, 'a header and one scenario row');
-  t.equal(await page.locator('table.scorecard td.FLAKY').count(), 2, 'retry-after and no-storm are flaky across the two seeds');
+  t.equal(await page.locator('table.scorecard tr').count(), 3, 'a header, one scenario row and the whole battery');
+  t.equal(await page.locator('table.scorecard td.FLAKY').count(), 4, 'retry-after and no-storm are flaky across the two seeds, in the scenario and over the battery');
+  t.match(await page.locator('table.scorecard th').nth(1).textContent(), /retry-after\s*AAP-BUYER-001/, 'each check column names its requirement id');
   const timeline = page.locator('svg.timeline').first();
   t.ok(await timeline.isVisible(), 'a timeline renders');
   t.ok((await timeline.boundingBox())!.height > 40, 'with room for its lanes');

@@ -7,9 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runReportCommand } from '../../src/journal/report-command.js';
+import { runReportCommand } from '../../src/report/command.js';
 import { startChaos, type Chaos } from '../../src/index.js';
-import type { CheckName, Report, Verdict } from '../../src/journal/report.js';
+import type { CheckName, Report, Verdict } from '../../src/report/report.js';
 import { AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT } from '../../src/protocol/codes.js';
 import { createBuyer, requestOptions, sendSkill, skillRequestJson, type Buyer } from '../helpers/sdk-buyer.js';
 
@@ -89,7 +89,7 @@ t.test('a buyer that retries a stream error at once: backoff FAILs', async (t) =
   t.ok(lines.every((e) => e.error_code === 'INTERNAL_ERROR' && e.error_in_stream), 'each stream error is journaled with its code');
   const report = chaos.report();
   t.equal(verdict(report, 'backoff'), 'FAIL');
-  t.match(report.checks.find((c) => c.check === 'backoff')!.explanation, /4 times at once/);
+  t.match(report.checks.find((c) => c.check === 'backoff')!.explanation, /(retried at once 4 times|the waits did not grow exponentially) in 1 retry chain/);
 });
 
 t.test('a buyer that activates another URI than the -32008 named: activation FAILs, also from the file without flags', async (t) => {
@@ -162,4 +162,43 @@ t.test('two clients behind one address are graded apart, by the header the rules
     t.equal(verdict(report, 'retry-after', client), 'PASS', `retry-after for ${client}`);
     t.equal(verdict(report, 'no-storm', client), 'PASS', `no-storm for ${client}`);
   }
+});
+
+t.test('a buyer that fixes one listed problem per round trip: validation-fix FAILs, naming what it left broken', async (t) => {
+  const chaos = await chaosWith(t, 'scenario: clean\nrules: []\n');
+  const buyer = await createBuyer(chaos.url);
+  const refused = await sendSkill(buyer, 'inventory.search', { filters: { year_min: 'new' }, pagination: { limit: 'ten' } });
+  t.notOk(refused.ok, 'the mock dealer refuses the search');
+  const listed = chaos.journal().find((e) => e.method !== undefined)?.listed_problems;
+  t.same(listed, ['/filters/year_min', '/pagination/limit'], 'the journal keeps every problem the dealer listed');
+  // the flaw: it fixes the first problem only and tries again
+  await sendSkill(buyer, 'inventory.search', { filters: { year_min: 2020 }, pagination: { limit: 'ten' } });
+  await sendSkill(buyer, 'inventory.search', { filters: { year_min: 2020 }, pagination: { limit: 10 } });
+  await journaled(chaos, 3);
+  const report = chaos.report();
+  t.equal(verdict(report, 'validation-fix'), 'FAIL');
+  t.match(report.checks.find((c) => c.check === 'validation-fix')!.explanation, /fixed 1 of 2 listed problems \(still broken: \/pagination\/limit\)/);
+});
+
+t.test('a buyer that fixes every listed problem at once: validation-fix PASSes', async (t) => {
+  const chaos = await chaosWith(t, 'scenario: clean\nrules: []\n');
+  const buyer = await createBuyer(chaos.url);
+  await sendSkill(buyer, 'inventory.search', { filters: { year_min: 'new' }, pagination: { limit: 'ten' } });
+  t.ok((await sendSkill(buyer, 'inventory.search', { filters: { year_min: 2020 }, pagination: { limit: 10 } })).ok);
+  await journaled(chaos, 2);
+  t.equal(verdict(chaos.report(), 'validation-fix'), 'PASS');
+});
+
+t.test('a buyer that resends its idempotency_key with the changed lead after IDEMPOTENCY_CONFLICT: fresh-key FAILs', async (t) => {
+  const chaos = await chaosWith(t, 'scenario: conflict-once\nrules:\n  - id: conflict\n    match: { skill: lead.submit }\n    when: { times: 1 }\n    error: IDEMPOTENCY_CONFLICT\n');
+  const buyer = await createBuyer(chaos.url);
+  const first = await sendSkill(buyer, 'lead.submit', lead('key-1'));
+  t.notOk(first.ok, 'IDEMPOTENCY_CONFLICT');
+  // the flaw: the same key, with a tweaked payload to "make it different"
+  await sendSkill(buyer, 'lead.submit', { ...lead('key-1'), message: 'second try' });
+  await journaled(chaos, 2);
+  const report = chaos.report();
+  t.equal(verdict(report, 'fresh-key'), 'FAIL');
+  t.match(report.checks.find((c) => c.check === 'fresh-key')!.explanation, /sent a conflicting idempotency_key again 1 time/);
+  t.equal(verdict(report, 'non-retryable'), 'PASS', 'the request did change, so non-retryable has nothing to say');
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { redisMissing } from '../helpers/debian-services.js';
 import { search, startFleet } from '../helpers/fleet.js';
-import { runReportCommand } from '../../src/journal/report-command.js';
+import { runReportCommand } from '../../src/report/command.js';
 
 t.test('a merged report grades one buyer across two replicas', { skip: redisMissing() }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'aap-chaos-fleet-journal-'));

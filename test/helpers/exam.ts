@@ -29,8 +29,12 @@ export function exam(args: string[], env: Record<string, string> = {}): Promise<
 type Verdicts = Record<string, string>;
 export interface ExamJson {
   ok: boolean;
+  verdict: 'PASS' | 'FAIL' | 'INCOMPLETE';
   exit_code: number;
-  scenarios: { scenario: string; flaky: boolean; verdicts: Verdicts; runs: { seed: number; ok: boolean; verdicts: Verdicts; evidence: Record<string, string[]>; buyer: { exit_code: number | null; signal: string | null; timed_out: boolean; stdout: string } }[] }[];
+  /** Per check, its verdict over the whole battery. */
+  battery: Verdicts;
+  incomplete: { check: string; id?: string; verdict: string }[];
+  scenarios: { scenario: string; flaky: boolean; verdicts: Verdicts; runs: { seed: number; ok: boolean; verdicts: Verdicts; evidence: Record<string, string[]>; explanations: Record<string, string>; buyer: { exit_code: number | null; signal: string | null; timed_out: boolean; stdout: string } }[] }[];
 }
 
 export const withVerdict = (verdicts: Verdicts, verdict: string) =>

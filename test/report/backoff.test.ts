@@ -26,19 +26,40 @@ t.test("the proxy's upstream-unreachable reply starts a chain too", async (t) =>
   t.equal(grade(entries, 'backoff').verdict, 'FAIL');
 });
 
-t.test('retrying at a fixed interval fails', async (t) => {
-  const { entries, ids } = chain([100, 100, 110]);
-  const result = grade(entries, 'backoff');
+/** `count` chains on different requests, one after another, each with the same waits. */
+function chains(count: number, waits: number[]): JournalEntry[] {
+  const j = new JournalBuilder({ duration_ms: 5 });
+  let at = 0;
+  for (let c = 0; c < count; c++) {
+    const request_hash = `hash-${c}`;
+    j.at(at, { ...reply.internalError(), request_hash });
+    waits.forEach((wait, i) => {
+      at += 5 + wait;
+      j.at(at, i === waits.length - 1 ? { request_hash } : { ...reply.internalError(), request_hash });
+    });
+    at += 1000;
+  }
+  return j.entries;
+}
+
+t.test('retrying at once in three chains of one retry each fails; the explanation says what it rests on', async (t) => {
+  const result = grade(chains(3, [1]), 'backoff');
   t.equal(result.verdict, 'FAIL');
-  t.same(result.evidence, ids);
-  t.match(result.explanation, /at a constant interval \(gaps 100, 100, 110 ms\)/);
+  t.match(result.explanation, /retried at once 3 times in 3 retry chains .* judged over 3 retries: full-jitter backoff waits this little/);
+  t.equal(result.evidence.length, 6);
+  t.equal(grade(chains(1, [1]), 'backoff').verdict, 'PASS', 'one immediate retry could be chance');
 });
 
-t.test('gaps that shrink overall fail; one short gap among growing ones (jitter) does not', async (t) => {
-  const { entries } = chain([800, 400, 100]);
-  const result = grade(entries, 'backoff');
+t.test('retrying at a fixed interval fails once the run shows it in several chains; one chain is not enough', async (t) => {
+  const result = grade(chains(3, [100, 100, 110, 105]), 'backoff');
   t.equal(result.verdict, 'FAIL');
-  t.match(result.explanation, /waited less and less .*\(gaps 800, 400, 100 ms: at most 400 ms late against 800 ms early\)/);
+  t.match(result.explanation, /the waits did not grow exponentially in 3 retry chains \(e\.g\. inventory\.search: gaps 100, 100, 110, 105 ms\), judged over 12 retries/);
+  const one = chain([100, 100, 110]);
+  t.equal(grade(one.entries, 'backoff').verdict, 'PASS', 'full jitter draws three such gaps now and then');
+});
+
+t.test('gaps that shrink fail over several chains; one short gap among growing ones (jitter) does not', async (t) => {
+  t.equal(grade(chains(3, [800, 400, 200, 100]), 'backoff').verdict, 'FAIL');
   t.equal(grade(chain([400, 800, 100]).entries, 'backoff').verdict, 'PASS', 'full jitter may draw a short gap late');
 });
 

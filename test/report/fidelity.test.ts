@@ -2,8 +2,8 @@
 // extension URI, client key) and for the rules that read them: PASS, FAIL and NOT EXERCISED each.
 import t from 'tap';
 import type { JournalEntry } from '../../src/journal/entry.js';
-import { buildReport } from '../../src/journal/report.js';
-import { formatReport } from '../../src/journal/report-format.js';
+import { buildReport } from '../../src/report/report.js';
+import { formatReport } from '../../src/report/format.js';
 import { AAP_EXTENSION_URI_1_3 } from '../../src/protocol/codes.js';
 import { CLIENT, grade, JournalBuilder, reply } from './journal-builder.js';
 
@@ -17,7 +17,7 @@ t.test('an error event inside a stream is an error every check sees: retried at 
   const result = grade(j.entries, 'backoff');
   t.equal(result.verdict, 'FAIL');
   t.same(result.evidence, ids);
-  t.match(result.explanation, /retried inventory\.search 3 times at once \(gaps 0, 0, 0 ms\)/);
+  t.match(result.explanation, /retried at once 3 times in 1 retry chain \(within 50 ms; first: inventory\.search after gaps of 0, 0, 0 ms\), judged over 3 retries/);
 });
 
 t.test('backoff: every unknown outcome starts a chain; PASS when the retry waits, NOT EXERCISED for results', async (t) => {
@@ -47,14 +47,14 @@ function chain(waits: number[]): JournalEntry[] {
   return j.entries;
 }
 
-t.test('backoff grades the trend: full and equal jitter PASS; constant, zero and unbounded FAIL', async (t) => {
+t.test('backoff grades the trend: full and equal jitter PASS; zero and unbounded FAIL', async (t) => {
   // Full jitter, base 100 ms: each wait random in [0, 100·2^n), so one may be shorter than the last.
   t.equal(grade(chain([83, 41, 310, 122, 1420]), 'backoff').verdict, 'PASS', 'full jitter');
   // Equal jitter: half the cap plus a random half.
   t.equal(grade(chain([60, 150, 230, 610]), 'backoff').verdict, 'PASS', 'equal jitter');
-  const constant = grade(chain([500, 503, 498, 501]), 'backoff');
-  t.equal(constant.verdict, 'FAIL', 'constant gaps');
-  t.match(constant.explanation, /constant interval \(gaps 500, 503, 498, 501 ms\)/);
+  // One chain of four constant gaps is a falling order full jitter draws 1 time in 24: not evidence
+  // enough on its own (backoff.test.ts fails it over several chains).
+  t.equal(grade(chain([500, 503, 498, 501]), 'backoff').verdict, 'PASS', 'one chain of constant gaps');
   t.equal(grade(chain([0, 1, 0]), 'backoff').verdict, 'FAIL', 'zero gaps');
   t.match(grade(chain([10, 20, 40, 80, 160, 320, 640, 1280]), 'backoff').explanation, /8 times \(bound 5\)/, 'unbounded');
   t.equal(grade(chain([400, 10]), 'backoff').verdict, 'PASS', 'two gaps are too few to tell jitter from a trend');
@@ -67,7 +67,7 @@ t.test('backoff explanations print whole milliseconds', async (t) => {
   j.at(11, reply.internalError());
   const result = grade(j.entries, 'backoff');
   t.equal(result.verdict, 'FAIL');
-  t.match(result.explanation, /gaps 0, 1 ms/);
+  t.match(result.explanation, /gaps of 0, 1 ms/);
   t.notMatch(result.explanation, /\d\.\d+ ms/);
 });
 

@@ -4,7 +4,7 @@
  */
 import type { JournalEntry } from '../../src/journal/entry.js';
 import { journalLine } from '../helpers/journal-line.js';
-import { buildReport, type CheckResult, type CheckName, type ReportOptions } from '../../src/journal/report.js';
+import { buildReport, type CheckResult, type CheckName, type ReportOptions } from '../../src/report/report.js';
 
 export const T0 = Date.UTC(2026, 4, 1, 12, 0, 0);
 export const CLIENT = 'buyer-a';

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { toJUnit } from '../../src/journal/junit.js';
-import { buildReport } from '../../src/journal/report.js';
-import { formatReport } from '../../src/journal/report-format.js';
+import { toJUnit } from '../../src/report/junit.js';
+import { buildReport } from '../../src/report/report.js';
+import { formatReport } from '../../src/report/format.js';
 import { JournalBuilder, reply } from './journal-builder.js';
 
 function mixedReport() {
@@ -20,14 +20,15 @@ const countTags = (xml: string, tag: string) => (xml.match(new RegExp(`<${tag}[\
 t.test('the table lines up its columns and lists evidence and a summary', async (t) => {
   const report = mixedReport();
   const lines = formatReport(report).split('\n');
-  t.match(lines[0], /^CHECK\s+CLIENT\s+VERDICT\s+EXPLANATION$/);
+  t.match(lines[0], /^CHECK\s+ID\s+CLIENT\s+VERDICT\s+EXPLANATION$/);
   const rows = lines.slice(1, 1 + report.checks.length);
   const verdictColumn = lines[0].indexOf('VERDICT');
-  for (const row of rows) t.match(row.slice(verdictColumn), /^(PASS|FAIL|NOT EXERCISED)\s/, 'verdicts start in one column');
+  for (const row of rows) t.match(row.slice(verdictColumn), /^(PASS|FAIL|NOT EXERCISED|NOT APPLICABLE)\s/, 'verdicts start in one column');
   t.match(rows.find((r) => r.startsWith('retry-after') && r.includes('buyer-a')), /FAIL\s+came back early/);
   t.ok(lines.includes('Evidence (journal ids):'));
   t.ok(lines.some((l) => /^\s+retry-after\s+buyer-a\s+j01 j02$/.test(l)));
-  t.equal(lines.at(-1), 'FAIL: 4 passed, 2 failed, 10 not exercised (2 clients)');
+  t.match(rows.find((r) => r.startsWith('sold-vehicle') && r.includes('buyer-b')), /AAP-BUYER-008\s+buyer-b\s+NOT APPLICABLE\s+this client never called inventory\.vehicle/);
+  t.equal(lines.at(-1), 'FAIL: 4 passed, 2 failed, 12 not exercised, 4 not applicable (2 clients)');
   t.notOk(lines.some((l) => l.endsWith(' ')), 'no trailing spaces');
 });
 
@@ -50,11 +51,14 @@ t.test('JUnit: one testcase per check and client, failures and skips counted', a
   const xml = toJUnit(report);
   t.match(xml, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites /);
   t.equal(countTags(xml, 'testsuite'), 1);
-  t.equal(countTags(xml, 'testcase'), 16);
+  t.equal(countTags(xml, 'testcase'), 22);
   t.equal(countTags(xml, 'failure'), 2);
-  t.equal(countTags(xml, 'skipped'), 10);
-  t.match(xml, /<testsuite name="aap-chaos buyer resilience" tests="16" failures="2" errors="0" skipped="10"/);
-  t.match(xml, /<testcase classname="aap-chaos\.retry-after" name="retry-after \[buyer-a\]">\n\s+<failure type="FAIL" message="came back early[^"]*">evidence \(journal ids\): j01 j02<\/failure>/);
+  t.equal(countTags(xml, 'skipped'), 16, 'not exercised and not applicable are both skipped');
+  t.match(xml, /<testsuite name="aap-chaos buyer resilience" tests="22" failures="2" errors="0" skipped="16"/);
+  t.match(
+    xml,
+    /<testcase classname="aap-chaos\.retry-after" name="retry-after \[buyer-a\]">\n\s+<properties>\n\s+<property name="requirement" value="AAP-BUYER-001"\/>\n\s+<property name="level" value="SHOULD"\/>\n\s+<\/properties>\n\s+<failure type="FAIL" message="came back early[^"]*">evidence \(journal ids\): j01 j02<\/failure>/,
+  );
 });
 
 t.test('JUnit escapes whatever a client key or explanation holds', async (t) => {
@@ -65,5 +69,5 @@ t.test('JUnit escapes whatever a client key or explanation holds', async (t) => 
   t.notMatch(xml, /<evil/);
   t.notMatch(xml, /\u0001/);
   t.match(xml, /name="retry-after \[&lt;evil &amp; &quot;quoted&quot; &apos;key&apos;&gt;\uFFFD\]"/);
-  t.equal(countTags(xml, 'testcase'), 8);
+  t.equal(countTags(xml, 'testcase'), 11);
 });

@@ -14,6 +14,7 @@ const EXPECTED = [
   'full-gauntlet',
   'inventory-churn',
   'lead-gauntlet',
+  'lead-recovery',
   'lossy-envelope',
   'network-chaos',
   'passthrough',

@@ -3,8 +3,8 @@ import { byId, clientHash, fill, h } from './dom.js';
 import type { Report } from './types.js';
 
 export function renderReport(report: Report): void {
-  const { pass, fail, not_exercised } = report.summary;
-  const summary = report.clients.length ? `${pass} pass · ${fail} fail · ${not_exercised} not exercised` : 'no buyer requests yet';
+  const { pass, fail, not_exercised, not_applicable } = report.summary;
+  const summary = report.clients.length ? `${pass} pass · ${fail} fail · ${not_exercised} not exercised · ${not_applicable} not applicable` : 'no buyer requests yet';
   byId('report-summary').textContent = report.observe ? `${summary} · observe mode: ${observedFails(report)} violations seen live` : summary;
   fill(
     byId('report-rows'),
@@ -12,7 +12,7 @@ export function renderReport(report: Report): void {
       h(
         'tr',
         { 'data-check': c.check, 'data-client': c.client },
-        h('td', {}, h('span', { class: 'check-name' }, c.check), h('div', { class: 'explanation' }, c.explanation)),
+        h('td', {}, h('span', { class: 'check-name', title: c.id }, c.check), h('div', { class: 'explanation' }, c.explanation)),
         h('td', { class: 'mono', title: 'hash of the client key' }, clientHash(c.client)),
         h('td', {}, h('span', { class: `verdict verdict-${c.verdict.replace(' ', '-').toLowerCase()}` }, c.verdict)),
       ),

@@ -6,9 +6,9 @@ export type { ReplyErrorRecord } from '../../../dist/journal/entry.js';
 export type { ChangeNotice, DroppedNotice } from '../../../dist/control/events.js';
 export type { RuleStatus } from '../../../dist/engine/decision.js';
 export type { RuntimeStatus as Status } from '../../../dist/runtime.js';
-export type { CheckResult } from '../../../dist/journal/report.js';
+export type { CheckResult } from '../../../dist/report/report.js';
 export type { VerdictEvent, ObservedSection } from '../../../dist/observe/live-grader.js';
-import type { Report as JournalReport } from '../../../dist/journal/report.js';
+import type { Report as JournalReport } from '../../../dist/report/report.js';
 import type { ObservedSection } from '../../../dist/observe/live-grader.js';
 /** GET /report; `observe` is there under --observe. */
 export type Report = JournalReport & { observe?: ObservedSection };

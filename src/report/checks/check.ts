@@ -1,25 +1,29 @@
 /**
- * What every report check is: a name, the rule it grades in one sentence, and a pure
- * function from one client's journal to a verdict with evidence. Adding a check means adding
- * one file beside this one and one line in `index.ts`.
+ * What every report check is: the seed requirement it enforces (a stable id, the sentence it
+ * rests on, MUST or SHOULD, the profiles it applies to), the rule it grades in one sentence, and
+ * a pure function from one client's journal to a verdict with evidence. Its name is its key in
+ * `CHECKS` (`index.ts`).
  */
 import type { Profile } from '../../protocol/codes.js';
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import type { Thresholds } from '../thresholds.js';
 
-export const CHECK_NAMES = [
-  'retry-after',
-  'non-retryable',
-  'backoff',
-  'activation',
-  'version',
-  'idempotency',
-  'no-storm',
-  'sold-vehicle',
-] as const;
-export type CheckName = (typeof CHECK_NAMES)[number];
+/**
+ * NOT EXERCISED: the run never created the condition the check is about. NOT APPLICABLE: the
+ * buyer never called the skill the check is about, so no run could have.
+ */
+export type Verdict = 'PASS' | 'FAIL' | 'NOT EXERCISED' | 'NOT APPLICABLE';
 
-export type Verdict = 'PASS' | 'FAIL' | 'NOT EXERCISED';
+/** The seed's obligation on buyers that a check enforces. */
+export interface Requirement {
+  /** Stable: `AAP-BUYER-NNN`, never reused or renumbered. */
+  id: string;
+  level: 'MUST' | 'SHOULD';
+  /** The envelope profiles under which the requirement holds. */
+  profiles: readonly Profile[];
+  /** Where the seed says it: the section of the AAP error contract, and the words that bind the buyer. */
+  seed: { section: string; quote: string };
+}
 
 export interface CheckOutcome {
   verdict: Verdict;
@@ -42,7 +46,9 @@ export interface ClientJournal {
 }
 
 export interface Check {
-  name: CheckName;
+  requirement: Requirement;
+  /** The skills the check is about; a buyer that called none of them gets NOT APPLICABLE. Absent: any request. */
+  skills?: readonly string[];
   /** The rule being graded, as docs and `--help` state it. */
   rule: string;
   grade(journal: ClientJournal): CheckOutcome;

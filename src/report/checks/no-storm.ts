@@ -5,12 +5,17 @@
  * than `storm_tolerance` in any one window is a storm. Where `retry-after` grades only the next
  * request's timing, this grades how many requests piled into the window.
  */
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
 import { ms, retryHintMs, sentAfterReply, skillOf } from './read-line.js';
 
 export const noStormCheck: Check = {
-  name: 'no-storm',
+  requirement: {
+    id: 'AAP-BUYER-007',
+    level: 'SHOULD',
+    profiles: ['1.3', '2.0'],
+    seed: { section: 'Per-code semantics › RATE_LIMITED', quote: 'so the buyer agent can back off appropriately' },
+  },
   rule: 'After RATE_LIMITED, the client sends no more than one request per retry_after_ms window for that skill.',
   grade({ requests, thresholds }) {
     const { storm_tolerance: allowedExtras, retry_after_tolerance_ms: tolerance } = thresholds;

@@ -9,7 +9,7 @@
  * `request_hash` leaving `idempotency_key` out, so that a new key for the same payload is
  * still recognisable as the same payload.
  */
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
 import { describeUnknown, nextRequest, outcomeUnknown, sawError } from './read-line.js';
 
@@ -34,7 +34,13 @@ function retryProblem(original: JournalEntry, retry: JournalEntry): string | und
 }
 
 export const idempotencyCheck: Check = {
-  name: 'idempotency',
+  requirement: {
+    id: 'AAP-BUYER-006',
+    level: 'MUST',
+    profiles: ['1.3', '2.0'],
+    seed: { section: 'Per-code semantics › IDEMPOTENCY_CONFLICT', quote: 'A retry with the same key AND the same payload MUST be treated as idempotent' },
+  },
+  skills: ['lead.submit'],
   rule: 'A lead.submit retried after a retryable error or an unknown outcome reuses its idempotency_key with the same payload.',
   grade({ requests }) {
     const good: string[] = [];

@@ -3,7 +3,7 @@
  * for the same vehicle. Re-requests are counted until the dealer answers that vehicle
  * successfully again (it came back); more than `same_vehicle_max_repeats` is a loop.
  */
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
 import { sawError, sawSuccess, sentAfterReply } from './read-line.js';
 
@@ -16,7 +16,13 @@ interface GoneVehicle {
 }
 
 export const soldVehicleCheck: Check = {
-  name: 'sold-vehicle',
+  requirement: {
+    id: 'AAP-BUYER-008',
+    level: 'SHOULD',
+    profiles: ['1.3', '2.0'],
+    seed: { section: 'Per-code semantics › VEHICLE_UNAVAILABLE', quote: 'Buyer agents SHOULD recompute search results' },
+  },
+  skills: ['inventory.vehicle'],
   rule: 'After VEHICLE_UNAVAILABLE / VEHICLE_NOT_FOUND, the same vehicle is not requested again in a loop.',
   grade({ requests, thresholds }) {
     const maxRepeats = thresholds.same_vehicle_max_repeats;

@@ -4,7 +4,7 @@
  * idempotency key and A2A headers: a buyer that fixes its headers after -32008, or picks a fresh
  * idempotency key after IDEMPOTENCY_CONFLICT, changed the request and is doing the right thing.
  */
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
 import { requestIdentity, sawError, sentAfterReply, skillOf } from './read-line.js';
 
@@ -16,7 +16,12 @@ function unchangedKey(entry: JournalEntry): string | undefined {
 }
 
 export const nonRetryableCheck: Check = {
-  name: 'non-retryable',
+  requirement: {
+    id: 'AAP-BUYER-002',
+    level: 'MUST',
+    profiles: ['1.3', '2.0'],
+    seed: { section: 'Error code reference', quote: 'Buyer agents MUST honor the value [of retryable] the dealer returns' },
+  },
   rule: 'After an error with retryable: false, the client does not send the same request again unchanged.',
   grade({ requests }) {
     /** The first refusal of each unchanged request; later copies are all graded against it. */

@@ -9,7 +9,7 @@ import { formatDealerConformance } from './dealer-conformance.js';
 /** Evidence ids shown per row; the JSON and JUnit outputs always carry all of them. */
 const EVIDENCE_SHOWN = 10;
 
-const HEADER = ['CHECK', 'CLIENT', 'VERDICT', 'EXPLANATION'] as const;
+const HEADER = ['CHECK', 'ID', 'CLIENT', 'VERDICT', 'EXPLANATION'] as const;
 
 function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
@@ -32,7 +32,7 @@ function describeClientKey(key: string): string {
 export function formatReport(report: Report): string {
   const dealer = report.dealer_conformance ? formatDealerConformance(report.dealer_conformance) : [];
   if (report.checks.length === 0) return ['aap-chaos report: the journal holds no buyer requests; nothing to grade.', ...dealer].join('\n');
-  const lines = table([[...HEADER], ...report.checks.map((c) => [c.check, c.client, c.verdict, c.explanation])]);
+  const lines = table([[...HEADER], ...report.checks.map((c) => [c.check, c.id, c.client, c.verdict, c.explanation])]);
 
   const withEvidence = report.checks.filter((c) => c.evidence.length > 0);
   if (withEvidence.length > 0) {
@@ -41,7 +41,8 @@ export function formatReport(report: Report): string {
   }
 
   lines.push('', `Clients keyed by ${describeClientKey(report.client_key)}.`);
-  const { pass, fail, not_exercised } = report.summary;
-  lines.push(`${report.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed, ${not_exercised} not exercised (${plural(report.clients.length, 'client')})`);
+  const { pass, fail, not_exercised, not_applicable } = report.summary;
+  const notApplicable = not_applicable > 0 ? `, ${not_applicable} not applicable` : '';
+  lines.push(`${report.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed, ${not_exercised} not exercised${notApplicable} (${plural(report.clients.length, 'client')})`);
   return [...lines, ...dealer].join('\n');
 }

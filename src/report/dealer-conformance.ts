@@ -4,7 +4,7 @@
  * not the buyer, so it never changes the report's verdict.
  */
 import { RULES_BY_ID, type Severity } from '../protocol/conformance/rules.js';
-import type { JournalEntry } from './entry.js';
+import type { JournalEntry } from '../journal/entry.js';
 
 export interface DealerRuleSummary {
   rule: string;

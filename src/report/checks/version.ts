@@ -5,7 +5,7 @@
  * no profile when the report was not told one, since a missing header is only wrong under 2.0.
  */
 import { A2A_VERSION, VERSION_HEADER } from '../../protocol/codes.js';
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
 
 function describeVersion(entry: JournalEntry): string {
@@ -14,7 +14,12 @@ function describeVersion(entry: JournalEntry): string {
 }
 
 export const versionCheck: Check = {
-  name: 'version',
+  requirement: {
+    id: 'AAP-BUYER-005',
+    level: 'MUST',
+    profiles: ['2.0'],
+    seed: { section: 'A2A protocol-level errors › VersionNotSupportedError', quote: 'The A2A-Version header names a Major.Minor the interface does not serve' },
+  },
   rule: `Under the 2.0 profile, every request carries ${VERSION_HEADER}: ${A2A_VERSION}.`,
   grade({ requests: all, profile }) {
     if (all.length === 0) return notExercised('this client sent no JSON-RPC requests');

@@ -6,7 +6,7 @@
  * by hand, or by an older version) lets any AAP extension URI count.
  */
 import { EXTENSIONS_HEADER, isAapExtensionUri } from '../../protocol/codes.js';
-import type { JournalEntry } from '../entry.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
 import { nextRequest, sawError } from './read-line.js';
 
@@ -17,7 +17,12 @@ function isExtensionRequired(entry: JournalEntry): boolean {
 }
 
 export const activationCheck: Check = {
-  name: 'activation',
+  requirement: {
+    id: 'AAP-BUYER-004',
+    level: 'MUST',
+    profiles: ['2.0'],
+    seed: { section: 'The activation error MUST carry recovery instructions', quote: 'A client retries with that URI only if it already implements the advertised AAP version' },
+  },
   rule: 'After -32008, the next request carries the exact extension URI the error named in A2A-Extensions, or the client stops.',
   grade({ requests, extensionUri }) {
     const handled: string[] = [];

@@ -2,8 +2,8 @@
  * How the checks read a journal line: what the buyer actually saw, what "the same skill" and
  * "the same request" mean, and the retry hint. Every check asks these questions the same way.
  */
-import type { JournalEntry } from '../entry.js';
-import type { ReplyOutcome } from '../outcome.js';
+import type { JournalEntry } from '../../journal/entry.js';
+import type { ReplyOutcome } from '../../journal/outcome.js';
 
 /**
  * What the buyer learned from a line's reply. Lines written before `outcome` existed (or by hand

@@ -3,8 +3,8 @@
  * journal. The `aap-chaos report` command that prints it lives in report-command.ts.
  */
 import type { Profile } from '../protocol/codes.js';
-import { CHECKS, type CheckName, type ClientJournal, type Verdict } from './checks/index.js';
-import type { JournalEntry } from './entry.js';
+import { CHECK_NAMES, CHECKS, type Check, type CheckName, type CheckOutcome, type ClientJournal, type Verdict } from './checks/index.js';
+import type { JournalEntry } from '../journal/entry.js';
 import { dealerConformanceSection, type DealerConformanceSection } from './dealer-conformance.js';
 import { resolveThresholds, type Thresholds } from './thresholds.js';
 
@@ -20,6 +20,8 @@ export interface ReportOptions {
 
 export interface CheckResult {
   check: CheckName;
+  /** The seed requirement the check enforces (`AAP-BUYER-NNN`). */
+  id: string;
   client: string;
   verdict: Verdict;
   /** Journal ids that prove the verdict. */
@@ -38,7 +40,7 @@ export interface Report {
   clients: string[];
   /** One result per client and check, clients in sorted order, checks in their fixed order. */
   checks: CheckResult[];
-  summary: { pass: number; fail: number; not_exercised: number };
+  summary: { pass: number; fail: number; not_exercised: number; not_applicable: number };
   /** False when any check failed. */
   ok: boolean;
   /** What --check-dealer found in the dealer's replies; absent when the run did not check. Never changes `ok`. */
@@ -67,10 +69,10 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
   const checks: CheckResult[] = [];
   for (const client of clients) {
     const journal: ClientJournal = { client, requests: byClient.get(client)!, profile: opts.profile, extensionUri: opts.extensionUri, thresholds };
-    for (const check of CHECKS) checks.push({ check: check.name, client, ...check.grade(journal) });
+    for (const name of CHECK_NAMES) checks.push({ check: name, id: CHECKS[name].requirement.id, client, ...applicable(CHECKS[name], journal) });
   }
   const count = (verdict: Verdict): number => checks.filter((c) => c.verdict === verdict).length;
-  const summary = { pass: count('PASS'), fail: count('FAIL'), not_exercised: count('NOT EXERCISED') };
+  const summary = { pass: count('PASS'), fail: count('FAIL'), not_exercised: count('NOT EXERCISED'), not_applicable: count('NOT APPLICABLE') };
   const dealer = dealerConformanceSection(entries);
   return {
     generated_at: new Date().toISOString(),
@@ -81,6 +83,14 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
     ok: summary.fail === 0,
     ...(dealer ? { dealer_conformance: dealer } : {}),
   };
+}
+
+/** The check's verdict, NOT APPLICABLE when it was not exercised and the client never called a skill it is about. */
+function applicable(check: Check, journal: ClientJournal): CheckOutcome {
+  const outcome = check.grade(journal);
+  const { skills } = check;
+  if (outcome.verdict !== 'NOT EXERCISED' || skills === undefined || journal.requests.some((e) => e.skill !== undefined && skills.includes(e.skill))) return outcome;
+  return { verdict: 'NOT APPLICABLE', evidence: [], explanation: `this client never called ${skills.join(' or ')}` };
 }
 
 /** The one client key the graded lines were keyed by. */

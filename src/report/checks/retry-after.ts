@@ -7,7 +7,12 @@ import { fail, notExercised, pass, plural, type Check } from './check.js';
 import { gapMs, ms, nextRequest, retryHintMs, skillOf } from './read-line.js';
 
 export const retryAfterCheck: Check = {
-  name: 'retry-after',
+  requirement: {
+    id: 'AAP-BUYER-001',
+    level: 'SHOULD',
+    profiles: ['1.3', '2.0'],
+    seed: { section: 'Per-code semantics › RATE_LIMITED', quote: 'should include details.retry_after_ms … so the buyer agent can back off appropriately' },
+  },
   rule: 'After RATE_LIMITED with retry_after_ms, the next request for the same skill waits at least that long.',
   grade({ requests, thresholds }) {
     const tolerance = thresholds.retry_after_tolerance_ms;

@@ -5,8 +5,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { toJUnit } from './junit.js';
-import { JournalReadError, readJournals } from './read-journal.js';
-import { formatReport } from './report-format.js';
+import { JournalReadError, readJournals } from '../journal/read-journal.js';
+import { formatReport } from './format.js';
 import { buildReport, type Report, type ReportOptions } from './report.js';
 import { ThresholdError } from './thresholds.js';
 
