@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
-import type { ScenarioEngine, RuleStatus } from './engine/decision.js';
+import type { Decider, ScenarioEngine, RuleStatus } from './engine/decision.js';
 import { createEngine } from './engine/engine.js';
 import type { JournalEntry } from './journal/entry.js';
 import { Journal } from './journal/journal.js';
@@ -23,7 +23,9 @@ import type { ControlSurface, RuntimeStatus, ScenarioInput } from './control/sur
 import { EventHub } from './control/events.js';
 import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
-import { checkOptions } from './options.js';
+import { checkOptions, type DealerTarget } from './options.js';
+import { isMultiDealer, startDealers } from './multi-dealer.js';
+import { DealerRouter } from './proxy/dealer-router.js';
 import { ADMIN_LISTENER, listenNamed, PROXY_LISTENER } from './listen-errors.js';
 import { Fleet, memoryStateStatus, stateUrlOf } from './state/fleet.js';
 import type { StateStatus } from './state/store.js';
@@ -45,6 +47,10 @@ export interface MockDealerSettings {
 export interface RuntimeOptions {
   /** The dealer to stand in front of; without one, the embedded mock dealer is started. */
   target?: string;
+  /** Several dealers behind one listener, each under /d/NAME/ (`--dealer NAME=URL`, repeatable); not with `target`. */
+  dealers?: Array<DealerTarget | string>;
+  /** Start this many embedded mock dealers (m1…mN), each under /d/NAME/ (`--mock-dealers N`). */
+  mockDealers?: number;
   /** Proxy port (default 8080; 0 picks a free one). */
   port?: number;
   host?: string;
@@ -114,7 +120,12 @@ export type RuntimeEvents = EventEmitter<{ request: [JournalEntry] }>;
 export interface Runtime extends ControlSurface {
   readonly url: string;
   readonly adminUrl: string;
+  /** The proxy; with several dealers, the first dealer's (each dealer's is in `router.dealers`). */
   readonly proxy: ChaosProxy;
+  /** With several dealers: the listener routing /d/NAME/ to each dealer's proxy. */
+  readonly router?: DealerRouter;
+  /** Each dealer's base URL on the proxy, by name (several dealers only). */
+  readonly dealerUrls?: Record<string, string>;
   readonly events: RuntimeEvents;
   /** The engine deciding requests now, if a scenario is loaded. */
   readonly engine: ScenarioEngine | undefined;
@@ -184,17 +195,17 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
 
     let mock: RunningMockDealer | undefined;
     let target = opts.target;
-    if (!target) {
-      // --mock-profile, else the profile fixed at start (flag, then scenario), else 1.3: so a 2.0 run
-      // has a 2.0 dealer behind it, whose card names the 2.0 URI that -32008 must name.
-      const mockProfile = opts.mock?.profile ?? (profile !== 'auto' ? profile : undefined);
+    const multi = isMultiDealer(opts as { dealers?: DealerTarget[] });
+    // --mock-profile, else the profile fixed at start (flag, then scenario), else 1.3: so a 2.0 run
+    // has a 2.0 dealer behind it, whose card names the 2.0 URI that -32008 must name.
+    const mockProfile = opts.mock?.profile ?? (profile !== 'auto' ? profile : undefined);
+    if (!target && !multi) {
       mock = await startMockDealer({ ...opts.mock, profile: mockProfile, port: 0, host: '127.0.0.1', timeouts });
       cleanups.push(() => mock!.close());
       target = mock.url;
     }
 
-    const proxy = new ChaosProxy({
-      target,
+    const proxyOptions = {
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
       streamIdleTimeoutMs: opts.streamIdleTimeoutMs,
       maxInspectBytes: opts.maxInspectBytes,
@@ -211,21 +222,36 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       tls: opts.dealerTls,
       replica: fleet?.replica ?? opts.replicaId,
       clientKeySecret: fleet?.clientKeySecret,
-    });
-    proxy.decider = engine;
+    } as const;
+    const mocks: RunningMockDealer[] = [];
+    const router = multi
+      ? new DealerRouter(
+          await startDealers(opts as { dealers?: DealerTarget[] }, { ...opts.mock, profile: mockProfile }, timeouts, (m) => {
+            mocks.push(m);
+            cleanups.push(() => m.close());
+          }),
+          proxyOptions,
+        )
+      : undefined;
+    if (router) target = [...router.dealers.values()].map((p) => p.forwarder.origin).join(', ');
+    const proxy = router?.first ?? new ChaosProxy({ target: target!, ...proxyOptions });
+    // What listens and what the engine and dry-run switch are set on: the router routes to every dealer.
+    const front: { decider: Decider | undefined; dryRun: boolean; listen(port: number, host: string): Promise<string>; close(drainMs?: number): Promise<void> } = router ?? proxy;
+    front.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
-    proxy.observers.push(journal, metrics, hub, emitTo(events));
+    (router ?? proxy).observers.push(journal, metrics, hub, emitTo(events));
     const proxyHost = opts.host ?? '127.0.0.1';
     const proxyPort = opts.port ?? 8080;
-    const url = await listenNamed(PROXY_LISTENER, proxyHost, proxyPort, () => proxy.listen(proxyPort, proxyHost));
-    cleanups.push(() => proxy.close(0));
+    const url = await listenNamed(PROXY_LISTENER, proxyHost, proxyPort, () => front.listen(proxyPort, proxyHost));
+    cleanups.push(() => front.close(0));
+    const dealerUrls = router?.dealerUrls();
 
     const swap = (next: ScenarioEngine): ScenarioEngine => {
       // One assignment: a request reads the decider once, so it never sees half a swap.
       engine = next;
-      proxy.decider = next;
+      front.decider = next;
       // A scenario's own profile applies unless --profile fixed one for the whole run.
-      if (opts.profile === undefined) proxy.profile.configure(next.profile ?? 'auto', 'scenario');
+      if (opts.profile === undefined) for (const p of router?.dealers.values() ?? [proxy]) p.profile.configure(next.profile ?? 'auto', 'scenario');
       log(`scenario ${next.name} loaded (seed ${next.seed}, ${ruleCount(next)} rules${next.version !== undefined ? `, fleet version ${next.version}` : ''})`);
       return next;
     };
@@ -255,7 +281,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         return engine.rules().find((r) => r.id === id);
       },
       setDryRun(enabled: boolean): void {
-        proxy.dryRun = enabled;
+        front.dryRun = enabled;
         log(enabled ? 'dry run on: faults are journaled, never applied' : 'dry run off: faults apply again');
       },
       async reset(): Promise<void> {
@@ -282,7 +308,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
           uptime_s: Math.round((Date.now() - startedAt) / 1000),
           url,
           target: target!,
-          mock_dealer: mock !== undefined,
+          mock_dealer: mock !== undefined || mocks.length > 0,
+          ...(dealerUrls ? { dealers: dealerUrls } : {}),
           profile: proxy.profile.profile,
           profile_origin: proxy.profile.origin,
           extension_uri: proxy.profile.extensionUri,
@@ -304,6 +331,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     cleanups.push(() => admin.close());
 
     log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : target}`);
+    for (const [name, base] of Object.entries(dealerUrls ?? {})) log(`  dealer ${name}: ${base} -> ${router!.dealers.get(name)!.forwarder.origin}${mocks.some((m) => m.url === router!.dealers.get(name)!.forwarder.origin) ? ' (embedded mock)' : ''}`);
     if (proxy.profile.origin === 'default' && proxy.profile.fallbackReason)
       log(`profile ${proxy.profile.profile} (the default): ${proxy.profile.fallbackReason}; it changes when a card naming the AAP extension is seen`);
     log(`admin API on ${admin.url}${adminToken ? ' (token required)' : ''}`);
@@ -315,12 +343,13 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
-        await proxy.close(opts.drainTimeoutMs ?? 5_000);
+        await front.close(opts.drainTimeoutMs ?? 5_000);
         // Every request has finished and journaled itself; the lines reach disk and event clients first.
         await journal.flush();
         await hub.close();
         await admin.close();
         await mock?.close();
+        for (const m of mocks) await m.close();
         await journal.close();
         await fleet?.close();
       })());
@@ -329,6 +358,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       url,
       adminUrl: admin.url,
       proxy,
+      router,
+      dealerUrls,
       events,
       close,
     }) as Runtime;

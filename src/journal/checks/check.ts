@@ -16,6 +16,10 @@ export const CHECK_NAMES = [
   'idempotency',
   'no-storm',
   'sold-vehicle',
+  // Across dealers (requirement ids AAP-BUYER-101…103): exercised only when one proxy fronts several.
+  'isolation',
+  'no-duplicate-lead',
+  'slow-dealer',
 ] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 

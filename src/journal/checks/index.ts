@@ -8,6 +8,9 @@ import { nonRetryableCheck } from './non-retryable.js';
 import { retryAfterCheck } from './retry-after.js';
 import { soldVehicleCheck } from './sold-vehicle.js';
 import { versionCheck } from './version.js';
+import { isolationCheck } from './isolation.js';
+import { noDuplicateLeadCheck } from './no-duplicate-lead.js';
+import { slowDealerCheck } from './slow-dealer.js';
 
 export const CHECKS: readonly Check[] = [
   retryAfterCheck,
@@ -18,6 +21,9 @@ export const CHECKS: readonly Check[] = [
   idempotencyCheck,
   noStormCheck,
   soldVehicleCheck,
+  isolationCheck,
+  noDuplicateLeadCheck,
+  slowDealerCheck,
 ];
 
 export { CHECK_NAMES, type Check, type CheckName, type CheckOutcome, type ClientJournal, type Verdict } from './check.js';
