@@ -3,7 +3,7 @@
  * merged over clients; per scenario the verdicts merged over seeds, where a check that fails under
  * some seeds and not under others is FLAKY; and the overall verdict and exit code.
  */
-import { CHECK_NAMES, type CheckName, type Verdict } from '../journal/checks/check.js';
+import { CHECK_NAMES, DEALER_CHECK_NAMES, type CheckName, type Verdict } from '../journal/checks/check.js';
 import type { JournalEntry } from '../journal/entry.js';
 import type { Report } from '../journal/report.js';
 import type { BuyerRun } from './buyer-process.js';
@@ -44,6 +44,12 @@ export interface Scorecard {
   exitCode: 0 | 1;
 }
 
+/** The report's checks, with the ones across dealers when a report graded them (a several-dealer exam). */
+function gradedNames(reports: Report[]): CheckName[] {
+  const dealers = reports.some((r) => r.checks.some((c) => (DEALER_CHECK_NAMES as readonly string[]).includes(c.check)));
+  return [...CHECK_NAMES, ...(dealers ? DEALER_CHECK_NAMES : [])];
+}
+
 function merge(verdicts: Verdict[]): Verdict {
   if (verdicts.includes('FAIL')) return 'FAIL';
   return verdicts.includes('PASS') ? 'PASS' : 'NOT EXERCISED';
@@ -52,7 +58,7 @@ function merge(verdicts: Verdict[]): Verdict {
 export function gradeRun(scenario: string, seed: number, buyer: BuyerRun, report: Report, journal: JournalEntry[], requireExit0: boolean): ExamRun {
   const verdicts = {} as Record<ExamCheck, Verdict>;
   const evidence: ExamRun['evidence'] = {};
-  for (const check of CHECK_NAMES) {
+  for (const check of gradedNames([report])) {
     const results = report.checks.filter((c) => c.check === check);
     verdicts[check] = merge(results.map((c) => c.verdict));
     const failed = results.filter((c) => c.verdict === 'FAIL').flatMap((c) => c.evidence);
@@ -64,7 +70,7 @@ export function gradeRun(scenario: string, seed: number, buyer: BuyerRun, report
 }
 
 export function buildScorecard(battery: { name: string; ref: string }[], runs: ExamRun[], requireExit0: boolean): Scorecard {
-  const checks: ExamCheck[] = [...CHECK_NAMES, ...(requireExit0 ? [EXIT_CHECK as ExamCheck] : [])];
+  const checks: ExamCheck[] = [...gradedNames(runs.map((r) => r.report)), ...(requireExit0 ? [EXIT_CHECK as ExamCheck] : [])];
   const summary = { pass: 0, fail: 0, flaky: 0, not_exercised: 0 };
   const scenarios = battery.map(({ name, ref }): ScenarioCard => {
     const own = runs.filter((r) => r.scenario === name).sort((a, b) => a.seed - b.seed);

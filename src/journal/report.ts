@@ -3,7 +3,7 @@
  * journal. The `aap-chaos report` command that prints it lives in report-command.ts.
  */
 import type { Profile } from '../protocol/codes.js';
-import { CHECKS, type CheckName, type ClientJournal, type Verdict } from './checks/index.js';
+import { CHECKS, DEALER_CHECKS, type CheckName, type ClientJournal, type Verdict } from './checks/index.js';
 import type { JournalEntry } from './entry.js';
 import { dealerConformanceSection, type DealerConformanceSection } from './dealer-conformance.js';
 import { resolveThresholds, type Thresholds } from './thresholds.js';
@@ -16,6 +16,8 @@ export interface ReportOptions {
   /** Overrides the URI each -32008 named (and the one each line records as in force) for `activation`. */
   extensionUri?: string;
   thresholds?: Partial<Thresholds>;
+  /** How long the buyer ran (the exam knows; slow-dealer uses it instead of the journal's span). */
+  buyerRunMs?: number;
 }
 
 export interface CheckResult {
@@ -65,9 +67,10 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
   const byClient = requestsByClient(entries);
   const clients = [...byClient.keys()].sort();
   const checks: CheckResult[] = [];
+  const graded = entries.some((e) => e.dealer !== undefined) ? [...CHECKS, ...DEALER_CHECKS] : CHECKS;
   for (const client of clients) {
-    const journal: ClientJournal = { client, requests: byClient.get(client)!, profile: opts.profile, extensionUri: opts.extensionUri, thresholds };
-    for (const check of CHECKS) checks.push({ check: check.name, client, ...check.grade(journal) });
+    const journal: ClientJournal = { client, requests: byClient.get(client)!, profile: opts.profile, extensionUri: opts.extensionUri, thresholds, buyerRunMs: opts.buyerRunMs };
+    for (const check of graded) checks.push({ check: check.name, client, ...check.grade(journal) });
   }
   const count = (verdict: Verdict): number => checks.filter((c) => c.verdict === verdict).length;
   const summary = { pass: count('PASS'), fail: count('FAIL'), not_exercised: count('NOT EXERCISED') };

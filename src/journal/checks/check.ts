@@ -16,12 +16,13 @@ export const CHECK_NAMES = [
   'idempotency',
   'no-storm',
   'sold-vehicle',
-  // Across dealers (requirement ids AAP-BUYER-101…103): exercised only when one proxy fronts several.
-  'isolation',
-  'no-duplicate-lead',
-  'slow-dealer',
 ] as const;
-export type CheckName = (typeof CHECK_NAMES)[number];
+/**
+ * Checks across dealers (requirement ids AAP-BUYER-101…103), graded only when the journal comes from
+ * one proxy in front of several dealers (its lines name a dealer): a one-dealer report is unchanged.
+ */
+export const DEALER_CHECK_NAMES = ['isolation', 'no-duplicate-lead', 'slow-dealer'] as const;
+export type CheckName = (typeof CHECK_NAMES)[number] | (typeof DEALER_CHECK_NAMES)[number];
 
 export type Verdict = 'PASS' | 'FAIL' | 'NOT EXERCISED';
 
@@ -43,6 +44,8 @@ export interface ClientJournal {
   /** The AAP extension URI the dealer requires, when the report was told. */
   extensionUri?: string;
   thresholds: Thresholds;
+  /** How long the buyer ran, when the exam measured it (slow-dealer grades it against its budget). */
+  buyerRunMs?: number;
 }
 
 export interface Check {

@@ -34,11 +34,6 @@ function slowDealers(requests: readonly JournalEntry[]): { dealer: string; evide
   return slow;
 }
 
-/** The exam tells the report how long the buyer ran (the journal cannot see a buyer's own work). */
-export interface BuyerRunTime {
-  buyerRunMs?: number;
-}
-
 export const slowDealerCheck: Check = {
   name: 'slow-dealer',
   rule: `${SLOW_DEALER_REQUIREMENT}: with one dealer slower than the others, the buyer still finishes within slow_dealer_budget_ms.`,
@@ -49,7 +44,7 @@ export const slowDealerCheck: Check = {
     const slow = slowDealers(requests);
     if (slow.length === 0 || slow.length === dealers.size) return notExercised('no one dealer was slower than the others');
     const budget = thresholds.slow_dealer_budget_ms;
-    const given = (journal as BuyerRunTime).buyerRunMs;
+    const given = journal.buyerRunMs;
     const runMs = given ?? Math.max(...requests.map((e) => e.t + e.duration_ms)) - requests[0]!.t;
     const names = slow.map((s) => s.dealer).join(', ');
     const what = given !== undefined ? 'the buyer ran' : 'the buyer was busy';
