@@ -3,6 +3,7 @@
  * journal. The `aap-chaos report` command that prints it lives in report-command.ts.
  */
 import type { Profile } from '../protocol/codes.js';
+import { gradePerDealer } from './checks/per-dealer.js';
 import { CHECKS, DEALER_CHECKS, type CheckName, type ClientJournal, type Verdict } from './checks/index.js';
 import type { JournalEntry } from './entry.js';
 import { dealerConformanceSection, type DealerConformanceSection } from './dealer-conformance.js';
@@ -67,10 +68,12 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
   const byClient = requestsByClient(entries);
   const clients = [...byClient.keys()].sort();
   const checks: CheckResult[] = [];
-  const graded = entries.some((e) => e.dealer !== undefined) ? [...CHECKS, ...DEALER_CHECKS] : CHECKS;
+  // Several dealers: the one-dealer checks grade each dealer apart, then the checks across dealers run.
+  const severalDealers = entries.some((e) => e.dealer !== undefined);
   for (const client of clients) {
     const journal: ClientJournal = { client, requests: byClient.get(client)!, profile: opts.profile, extensionUri: opts.extensionUri, thresholds, buyerRunMs: opts.buyerRunMs };
-    for (const check of graded) checks.push({ check: check.name, client, ...check.grade(journal) });
+    for (const check of CHECKS) checks.push({ check: check.name, client, ...(severalDealers ? gradePerDealer(check, journal) : check.grade(journal)) });
+    if (severalDealers) for (const check of DEALER_CHECKS) checks.push({ check: check.name, client, ...check.grade(journal) });
   }
   const count = (verdict: Verdict): number => checks.filter((c) => c.verdict === verdict).length;
   const summary = { pass: count('PASS'), fail: count('FAIL'), not_exercised: count('NOT EXERCISED') };
