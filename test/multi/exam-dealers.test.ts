@@ -5,21 +5,29 @@
 import t from 'tap';
 import { exam, fixture, type ExamJson } from '../helpers/exam.js';
 
-const fanOutBuyer = (kind: 'resilient' | 'serial') => [process.execPath, '--import', 'tsx', 'examples/buyer-command.ts', kind];
-const dealerExam = (scenarios: string[], kind: 'resilient' | 'serial') =>
+const fanOutBuyer = (kind: 'resilient' | 'serial' | 'python') =>
+  kind === 'python' ? ['python3', 'examples/python-buyer/buyer.py'] : [process.execPath, '--import', 'tsx', 'examples/buyer-command.ts', kind];
+const dealerExam = (scenarios: string[], kind: 'resilient' | 'serial' | 'python') =>
   exam(['--mock-dealers', '3', '--scenarios', scenarios.map(fixture).join(','), '--slow-dealer-budget', '8s', '--timeout', '30s', '--json', '--', ...fanOutBuyer(kind)]);
+const BOTH = ['dealers-throttle.yaml', 'dealers-slow.yaml'];
 
 const verdictsOf = (json: ExamJson) => Object.fromEntries(json.scenarios.map((s) => [s.scenario, s.verdicts]));
 
-t.test('the resilient fan-out passes isolation, no-duplicate-lead and slow-dealer; the serial one fails two', async (t) => {
-  const [resilient, serial] = await Promise.all([dealerExam(['dealers-throttle.yaml', 'dealers-slow.yaml'], 'resilient'), dealerExam(['dealers-throttle.yaml'], 'serial')]);
+t.test('the resilient fan-outs (JS and Python) pass isolation, no-duplicate-lead and slow-dealer; the serial one fails two', async (t) => {
+  const [resilient, python, serial] = await Promise.all([dealerExam(BOTH, 'resilient'), dealerExam(BOTH, 'python'), dealerExam(['dealers-throttle.yaml'], 'serial')]);
 
-  const good = verdictsOf(JSON.parse(resilient.out) as ExamJson);
-  t.equal(good['dealers-throttle']!.isolation, 'PASS', 'kept calling m1 and m2 while m3 was throttled');
-  t.equal(good['dealers-throttle']!['no-duplicate-lead'], 'PASS', 'the lost lead was retried at m1 with its key');
-  t.equal(good['dealers-slow']!['slow-dealer'], 'PASS', 'answered without waiting for slow m2');
-  for (const [scenario, verdicts] of Object.entries(good)) t.notOk(Object.values(verdicts).includes('FAIL'), `no FAIL in ${scenario}: ${JSON.stringify(verdicts)}`);
-  t.equal(resilient.code, 0);
+  for (const [name, outcome] of [['JS', resilient], ['Python', python]] as const) {
+    const json = JSON.parse(outcome.out) as ExamJson;
+    const good = verdictsOf(json);
+    t.equal(good['dealers-throttle']!.isolation, 'PASS', `${name}: kept calling m1 and m2 while m3 was throttled`);
+    t.equal(good['dealers-throttle']!['no-duplicate-lead'], 'PASS', `${name}: one lead, a lost reply retried at the same dealer with its key`);
+    t.equal(good['dealers-slow']!['slow-dealer'], 'PASS', `${name}: answered without waiting for slow m2`);
+    for (const [scenario, verdicts] of Object.entries(good)) t.notOk(Object.values(verdicts).includes('FAIL'), `${name}: no FAIL in ${scenario}: ${JSON.stringify(verdicts)}`);
+    // Each dealer was reached through its own card (the buyer only had the base URLs).
+    const stdout = json.scenarios[0]!.runs[0]!.buyer.stdout;
+    for (const name of ['m1', 'm2', 'm3']) t.match(stdout, new RegExp(`/d/${name}/ inventory\\.search: ok`), `${name} searched through its base`);
+    t.equal(outcome.code, 0);
+  }
 
   const bad = JSON.parse(serial.out) as ExamJson;
   const run = bad.scenarios[0]!.runs[0]!;
