@@ -58,6 +58,11 @@ t.test('each mock dealer has its own base, card, inventory and journal name', as
   t.same(calls.filter((e) => e.fired.length > 0).map((e) => e.dealer), ['m2']);
   t.equal(calls[0]!.path, '/a2a', 'the dealer sees its own path, without the prefix');
   t.same(rt.status().dealers, rt.dealerUrls);
+
+  const metrics = await (await fetch(`${rt.adminUrl}/metrics`)).text();
+  t.match(metrics, /aap_chaos_dealer_requests_total\{dealer="m2",outcome="injected"\} 1\b/, 'metrics count m2\'s injected reply');
+  t.match(metrics, /aap_chaos_dealer_requests_total\{dealer="m3",outcome="dealer"\} \d+/);
+  t.match(metrics, /aap_chaos_dealer_faults_injected_total\{dealer="m2",rule="m2-limit",effect="error"\} 1\b/);
 });
 
 t.test('a path that names no dealer gets a 404 listing the dealers', async (t) => {
