@@ -86,3 +86,22 @@ t.test('bad dealer options are refused with one line naming the option and the v
   ];
   for (const [opts, message] of cases) await t.rejects(startRuntime({ port: 0, adminPort: 0, ...opts }), message);
 });
+
+t.test('named dealers (--dealer NAME=URL) are fronted the same way, each with its own pool', async (t) => {
+  const { startMockDealer } = await import('../../src/mock/index.js');
+  const north = await startMockDealer({ port: 0, host: '127.0.0.1', seed: 7, name: 'North Motors' });
+  const south = await startMockDealer({ port: 0, host: '127.0.0.1', seed: 8, name: 'South Motors' });
+  t.teardown(async () => {
+    await north.close();
+    await south.close();
+  });
+  const rt = await startRuntime({ dealers: [`north=${north.url}`, `south=${south.url}/`], port: 0, adminPort: 0 });
+  t.teardown(() => rt.close());
+  t.same(Object.keys(rt.dealerUrls!), ['north', 'south']);
+  for (const [name, mock] of [['north', north], ['south', south]] as const) {
+    const card = (await (await fetch(`${rt.dealerUrls![name]}.well-known/agent-card.json`)).json()) as { name: string };
+    t.equal(card.name, name === 'north' ? 'North Motors' : 'South Motors', `${name}'s own card`);
+    t.equal(rt.router!.dealers.get(name)!.forwarder.origin, mock.url, `${name}'s own upstream pool`);
+  }
+  t.equal(rt.status().target, `${north.url}, ${south.url}`);
+});
