@@ -90,13 +90,17 @@ export class ResilientCaller implements SkillCaller {
   }
 }
 
-/** Connects to the dealer at `url` (through aapFetch, which keeps what the SDK drops) and makes the trip. */
-export async function runResilientBuyer(url: string, plan: ShoppingPlan, settings: ResilienceSettings = {}): Promise<CallOutcome[]> {
+/** A client for the dealer at `url`, through aapFetch, which keeps what the SDK drops. */
+export async function connect(url: string): Promise<Client> {
   const fetchImpl = aapFetch();
   const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
     transports: [new JsonRpcTransportFactory({ fetchImpl })],
     cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
   });
-  const client = await new ClientFactory(options).createFromUrl(url);
-  return goShopping(new ResilientCaller(client, settings), plan);
+  return new ClientFactory(options).createFromUrl(url);
+}
+
+/** Connects to the dealer at `url` and makes the trip. */
+export async function runResilientBuyer(url: string, plan: ShoppingPlan, settings: ResilienceSettings = {}): Promise<CallOutcome[]> {
+  return goShopping(new ResilientCaller(await connect(url), settings), plan);
 }

@@ -94,6 +94,8 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
   applyScenarioLimits(argv);
   const opts: RuntimeOptions = checked({
     target: argv.target,
+    dealers: argv.dealer,
+    mockDealers: argv.mockDealers,
     port: argv.port,
     host: argv.host,
     allowHosts: argv.allowHost,
@@ -158,7 +160,8 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
     fail((e as Error).message);
   }
   reportToPrimary({ ready: true, url: runtime.url, adminUrl: runtime.adminUrl });
-  if (!opts.target && (workerIndex() ?? 1) === 1) {
+  if (runtime.dealerUrls) for (const [name, base] of Object.entries(runtime.dealerUrls)) out(`dealer ${name}: card at ${base}/.well-known/agent-card.json`);
+  else if (!opts.target && (workerIndex() ?? 1) === 1) {
     out('');
     out('Try it (inventory.search through the proxy):');
     out(
@@ -219,6 +222,8 @@ async function main(): Promise<void> {
       (y) =>
         y
           .option('target', { type: 'string', describe: 'dealer agent base URL, or replay:FILE (a dealer answering from a recording); without it the embedded mock dealer is used' })
+          .option('dealer', { type: 'string', array: true, describe: 'several dealers behind one proxy: NAME=URL, repeatable; each is reached under /d/NAME/ (not with --target)' })
+          .option('mock-dealers', { type: 'string', nargs: 1, describe: 'start N embedded mock dealers (m1…mN, 1-64), each under /d/NAME/ with its own seeded inventory and lead store' })
           .option('port', { type: 'string', nargs: 1, default: '8080', describe: 'proxy port (0 = any free port)' })
           .option('host', { type: 'string', default: '127.0.0.1', describe: 'proxy address' })
           .option('allow-host', { type: 'string', array: true, describe: 'a Host name the proxy answers to besides loopback names when it listens on loopback (*.NAME for subdomains); repeatable' })
@@ -411,7 +416,7 @@ async function main(): Promise<void> {
 }
 
 /** Options and positionals that are lists; any other repeated flag keeps its last value. */
-const LIST_ARGUMENTS = new Set(['_', 'files', 'journals', 'args', 'redact-header', 'redactHeader', 'ignore', 'allow-host', 'allowHost']);
+const LIST_ARGUMENTS = new Set(['_', 'files', 'journals', 'args', 'redact-header', 'redactHeader', 'ignore', 'allow-host', 'allowHost', 'dealer']);
 function lastValueOfRepeatedFlags(argv: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(argv)) if (Array.isArray(value) && !LIST_ARGUMENTS.has(key)) argv[key] = value.at(-1);
 }

@@ -29,10 +29,14 @@ interface OptionSpec {
 
 /** Thrown by parsers: what is wrong, without saying where (the caller adds the flag or option). */
 class Invalid {
-  constructor(readonly problem: string) {}
+  /** `item`: the one value of a list at fault, named instead of the whole list. */
+  constructor(
+    readonly problem: string,
+    readonly item?: { value: unknown },
+  ) {}
 }
-const invalid = (problem: string): never => {
-  throw new Invalid(problem);
+const invalid = (problem: string, item?: { value: unknown }): never => {
+  throw new Invalid(problem, item);
 };
 
 function wholeNumber(min: number, max: number, what: string): Parse {
@@ -156,6 +160,40 @@ function hostNames(value: unknown): string[] {
   return names;
 }
 
+/** How many dealers one listener fronts at most (each is a path prefix; the bound keeps /status and the dashboard readable). */
+export const MAX_DEALERS = 64;
+const DEALER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
+export interface DealerTarget {
+  name: string;
+  url: string;
+}
+
+/** `--dealer NAME=URL`, repeatable: a list of named dealers, each name once. */
+function dealerList(value: unknown): DealerTarget[] {
+  const list = Array.isArray(value) ? value : [value];
+  if (list.length > MAX_DEALERS) return invalid(`is more than ${MAX_DEALERS} dealers (one listener fronts at most ${MAX_DEALERS})`);
+  const seen = new Set<string>();
+  return list.map((item) => {
+    const bad = (problem: string) => invalid(problem, { value: item });
+    let name: unknown, url: unknown;
+    if (typeof item === 'string') {
+      const eq = item.indexOf('=');
+      if (eq < 0) return bad('has no name (use NAME=URL, e.g. b=http://127.0.0.1:9001)');
+      [name, url] = [item.slice(0, eq), item.slice(eq + 1)];
+    } else if (item && typeof item === 'object') ({ name, url } = item as Record<string, unknown>);
+    else return bad('is not NAME=URL');
+    if (typeof name !== 'string' || !DEALER_NAME.test(name)) return bad('has no usable name (letters, digits, - and _, 1-32 characters, before the =)');
+    if (seen.has(name)) return bad(`names dealer ${name} a second time`);
+    seen.add(name);
+    try {
+      return { name, url: httpUrl(url) };
+    } catch (e) {
+      return e instanceof Invalid ? bad(`has a URL that ${e.problem}`) : bad('has no URL');
+    }
+  });
+}
+
 const port = wholeNumber(0, 65_535, 'a port number (0-65535; 0 picks a free port)');
 
 export const RUN_OPTIONS = {
@@ -190,6 +228,8 @@ export const RUN_OPTIONS = {
   recordMaxBytes: { flag: 'record-max-bytes', parse: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1') },
   otlpEndpoint: { flag: 'otlp-endpoint', parse: httpUrl },
   observe: { flag: 'observe', parse: boolean },
+  dealers: { flag: 'dealer', parse: dealerList },
+  mockDealers: { flag: 'mock-dealers', parse: wholeNumber(1, MAX_DEALERS, `a number of mock dealers from 1 to ${MAX_DEALERS}`) },
   eventsBufferBytes: { flag: 'events-buffer-bytes', parse: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0') },
   tlsCert: { flag: 'tls-cert', parse: text },
   tlsKey: { flag: 'tls-key', parse: text },
@@ -237,7 +277,7 @@ export function checkOption(spec: OptionSpec, name: string, value: unknown, orig
   try {
     return spec.parse(value);
   } catch (e) {
-    const quoted = spec.shown && typeof value === 'string' ? JSON.stringify(spec.shown(value)) : describeValue(value);
+    const quoted = spec.shown && typeof value === 'string' ? JSON.stringify(spec.shown(value)) : describeValue(e instanceof Invalid && e.item ? e.item.value : value);
     if (e instanceof Invalid) throw new OptionError(`${label(spec, name, origin)}: ${quoted} ${e.problem}`);
     throw e;
   }

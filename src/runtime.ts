@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
-import type { ScenarioEngine, RuleStatus } from './engine/decision.js';
+import type { Decider, ScenarioEngine, RuleStatus } from './engine/decision.js';
 import { createEngine } from './engine/engine.js';
 import type { JournalEntry } from './journal/entry.js';
 import { Journal } from './journal/journal.js';
@@ -24,13 +24,15 @@ import type { ChangeOptions, ControlSurface, RuntimeStatus, ScenarioInput } from
 import { EventHub } from './control/events.js';
 import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
-import { checkOptions, OptionError, REPLAY_TARGET_PREFIX } from './options.js';
+import { checkOptions, OptionError, REPLAY_TARGET_PREFIX, type DealerTarget } from './options.js';
 import { Recorder, RecordingOpenError } from './recording/recorder.js';
 import type { ReplaySettings } from './replay/dealer.js';
 import { startTracing, tracingSettings } from './control/tracing/settings.js';
 import type { Tracing } from './control/tracing/types.js';
 import { LiveGrader, type ObservedSection } from './observe/live-grader.js';
 import { ApiError } from './control/surface.js';
+import { isMultiDealer, startDealers } from './multi-dealer.js';
+import { DealerRouter } from './proxy/dealer-router.js';
 import { ADMIN_LISTENER, listenNamed, PROXY_LISTENER } from './listen-errors.js';
 import { Fleet, memoryStateStatus, stateUrlOf } from './state/fleet.js';
 import type { StateStatus } from './state/store.js';
@@ -61,6 +63,10 @@ export interface RuntimeOptions {
   record?: string;
   /** The recording file's size limit (default 100 MiB); recording stops, with one message, when it is reached. */
   recordMaxBytes?: number;
+  /** Several dealers behind one listener, each under /d/NAME/ (`--dealer NAME=URL`, repeatable); not with `target`. */
+  dealers?: Array<DealerTarget | string>;
+  /** Start this many embedded mock dealers (m1…mN), each under /d/NAME/ (`--mock-dealers N`). */
+  mockDealers?: number;
   /** Proxy port (default 8080; 0 picks a free one). */
   port?: number;
   host?: string;
@@ -149,7 +155,12 @@ export type RuntimeEvents = EventEmitter<{ request: [JournalEntry] }>;
 export interface Runtime extends ControlSurface {
   readonly url: string;
   readonly adminUrl: string;
+  /** The proxy; with several dealers, the first dealer's (each dealer's is in `router.dealers`). */
   readonly proxy: ChaosProxy;
+  /** With several dealers: the listener routing /d/NAME/ to each dealer's proxy. */
+  readonly router?: DealerRouter;
+  /** Each dealer's base URL on the proxy, by name (several dealers only). */
+  readonly dealerUrls?: Record<string, string>;
   readonly events: RuntimeEvents;
   /** The engine deciding requests now, if a scenario is loaded. */
   readonly engine: ScenarioEngine | undefined;
@@ -236,17 +247,18 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
 
     let mock: RunningMockDealer | undefined;
     let target = opts.target;
-    if (!target) {
-      // --mock-profile, else the profile fixed at start (flag, then scenario), else 1.3: so a 2.0 run
-      // has a 2.0 dealer behind it, whose card names the 2.0 URI that -32008 must name.
-      const mockProfile = opts.mock?.profile ?? (profile !== 'auto' ? profile : undefined);
+    const multi = isMultiDealer(opts as { dealers?: DealerTarget[] });
+    // --mock-profile, else the profile fixed at start (flag, then scenario), else 1.3: so a 2.0 run
+    // has a 2.0 dealer behind it, whose card names the 2.0 URI that -32008 must name.
+    const mockProfile = opts.mock?.profile ?? (profile !== 'auto' ? profile : undefined);
+    if (!target && !multi) {
       mock = await startMockDealer({ ...opts.mock, profile: mockProfile, port: 0, host: '127.0.0.1', timeouts });
       cleanups.push(() => mock!.close());
       target = mock.url;
     }
     let replayFile: string | undefined;
     let replay: { close(): Promise<void> } | undefined;
-    if (target.startsWith(REPLAY_TARGET_PREFIX)) {
+    if (target?.startsWith(REPLAY_TARGET_PREFIX)) {
       replayFile = target.slice(REPLAY_TARGET_PREFIX.length);
       // Loaded on use: a live run never pays for the replay's modules.
       const { startReplayDealer } = await import('./replay/dealer.js');
@@ -258,6 +270,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     }
     let recorder: Recorder | undefined;
     if (opts.record !== undefined) {
+      // A recording is one dealer's answers; several dealers would need one file each.
+      if (target === undefined) throw new OptionError('--record: not with --dealer or --mock-dealers (a recording holds one dealer)');
       try {
         // A full recording must be noticed: without a log (the library), it becomes a process warning.
         const tell = opts.log ?? ((line: string) => process.emitWarning(`aap-chaos: ${line}`));
@@ -273,12 +287,11 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     let tracing: Tracing | undefined;
     if (traces) {
       const replica = fleet?.replica ?? opts.replicaId;
-      tracing = await startTracing(traces, { target, version: VERSION, replica, onDropped: (reason, n) => metrics?.spanDropped(reason, n), log });
+      tracing = await startTracing(traces, { target: target ?? 'several dealers', version: VERSION, replica, onDropped: (reason, n) => metrics?.spanDropped(reason, n), log });
       cleanups.push(() => tracing!.close());
     }
 
-    const proxy = new ChaosProxy({
-      target,
+    const proxyOptions = {
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
       streamIdleTimeoutMs: opts.streamIdleTimeoutMs,
       maxInspectBytes: opts.maxInspectBytes,
@@ -299,10 +312,24 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       recorder,
       allowHosts: opts.allowHosts,
       tracer: tracing?.tracer,
-    });
-    proxy.decider = engine;
+    } as const;
+    const mocks: RunningMockDealer[] = [];
+    const router = multi
+      ? new DealerRouter(
+          await startDealers(opts as { dealers?: DealerTarget[] }, { ...opts.mock, profile: mockProfile }, timeouts, (m) => {
+            mocks.push(m);
+            cleanups.push(() => m.close());
+          }),
+          proxyOptions,
+        )
+      : undefined;
+    if (router) target = [...router.dealers.values()].map((p) => p.forwarder.origin).join(', ');
+    const proxy = router?.first ?? new ChaosProxy({ target: target!, ...proxyOptions });
+    // What listens and what the engine and dry-run switch are set on: the router routes to every dealer.
+    const front: { decider: Decider | undefined; dryRun: boolean; listen(port: number, host: string): Promise<string>; close(drainMs?: number): Promise<void> } = router ?? proxy;
+    front.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
-    proxy.observers.push(journal, metrics, hub, emitTo(events));
+    (router ?? proxy).observers.push(journal, metrics, hub, emitTo(events));
     const grader = observe
       ? new LiveGrader(
           (verdict) => {
@@ -313,32 +340,33 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         )
       : undefined;
     if (grader) {
-      proxy.observers.push(grader);
+      (router ?? proxy).observers.push(grader);
       cleanups.push(async () => grader.close());
     }
     const proxyHost = opts.host ?? '127.0.0.1';
     const proxyPort = opts.port ?? 8080;
-    const url = await listenNamed(PROXY_LISTENER, proxyHost, proxyPort, () => proxy.listen(proxyPort, proxyHost));
-    cleanups.push(() => proxy.close(0));
+    const url = await listenNamed(PROXY_LISTENER, proxyHost, proxyPort, () => front.listen(proxyPort, proxyHost));
+    cleanups.push(() => front.close(0));
+    const dealerUrls = router?.dealerUrls();
 
     const swap = (next: ScenarioEngine): ScenarioEngine => {
       // One assignment: a request reads the decider once, so it never sees half a swap.
       engine = next;
-      proxy.decider = next;
+      front.decider = next;
       staging.scenarioSwapped((next.definition as Scenario).guardrails);
       // A scenario's own profile applies unless --profile fixed one for the whole run.
-      if (opts.profile === undefined) proxy.profile.configure(next.profile ?? 'auto', 'scenario');
+      if (opts.profile === undefined) for (const p of router?.dealers.values() ?? [proxy]) p.profile.configure(next.profile ?? 'auto', 'scenario');
       log(`scenario ${next.name} loaded (seed ${next.seed}, ${ruleCount(next)} rules${next.version !== undefined ? `, fleet version ${next.version}` : ''})`);
       return next;
     };
     /** Back to pass-through: no scenario in force. */
     const clear = (): void => {
       engine = undefined;
-      proxy.decider = undefined;
+      front.decider = undefined;
       staging.scenarioSwapped(undefined);
       log('no scenario: every request is forwarded untouched');
     };
-    let operatorDryRun = proxy.dryRun;
+    let operatorDryRun = front.dryRun;
     const staging = new StagingControls(
       {
         replica: fleet?.replica ?? opts.replicaId,
@@ -359,8 +387,9 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         ruleEnabled: (id) => engine?.rules().find((r) => r.id === id)?.enabled,
         leverMoved(state) {
           // The lever forces dry run; releasing it gives back what the operator had chosen.
-          proxy.dryRun = state.pulled || operatorDryRun;
-          proxy.haltedBy = state.pulled ? (state.halted_by ?? `safety lever (${state.by ?? 'unknown'})`) : undefined;
+          front.dryRun = state.pulled || operatorDryRun;
+          const haltedBy = state.pulled ? (state.halted_by ?? `safety lever (${state.by ?? 'unknown'})`) : undefined;
+          for (const p of router ? router.dealers.values() : [proxy]) p.haltedBy = haltedBy;
         },
       },
       { auditFile: opts.auditFile, maxTtlMs: opts.maxTtlMs, shared: fleet ? new FleetControl(fleet.store.connection()) : undefined },
@@ -408,7 +437,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       setDryRun(enabled: boolean, actor = PROXY_ITSELF): void {
         if (observe && !enabled) throw new ApiError(409, 'observe mode: nothing is ever injected; restart without --observe to inject faults');
         operatorDryRun = enabled;
-        proxy.dryRun = enabled || staging.lever.state.pulled;
+        front.dryRun = enabled || staging.lever.state.pulled;
         void staging.recordAction('dry-run', 'proxy', actor, enabled ? 'on' : 'off');
         log(enabled ? 'dry run on: faults are journaled, never applied' : `dry run off: faults apply again${staging.lever.state.pulled ? ' once the safety lever is released' : ''}`);
       },
@@ -441,11 +470,12 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
           url,
           // A replay names its recording, not the loopback port its dealer happens to listen on.
           target: replayFile !== undefined ? `${REPLAY_TARGET_PREFIX}${replayFile}` : target!,
-          mock_dealer: mock !== undefined,
+          mock_dealer: mock !== undefined || mocks.length > 0,
+          ...(dealerUrls ? { dealers: dealerUrls } : {}),
           profile: proxy.profile.profile,
           profile_origin: proxy.profile.origin,
           extension_uri: proxy.profile.extensionUri,
-          dry_run: proxy.dryRun,
+          dry_run: front.dryRun,
           observe,
           scenario: engine?.name ?? null,
           ...(engine?.description ? { description: engine.description } : {}),
@@ -465,6 +495,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     cleanups.push(() => admin.close());
 
     log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : replayFile !== undefined ? `dealer replayed from ${replayFile} at ${target}` : target}`);
+    for (const [name, base] of Object.entries(dealerUrls ?? {})) log(`  dealer ${name}: ${base} -> ${router!.dealers.get(name)!.forwarder.origin}${mocks.some((m) => m.url === router!.dealers.get(name)!.forwarder.origin) ? ' (embedded mock)' : ''}`);
     if (proxy.profile.origin === 'default' && proxy.profile.fallbackReason)
       log(`profile ${proxy.profile.profile} (the default): ${proxy.profile.fallbackReason}; it changes when a card naming the AAP extension is seen`);
     log(`admin API on ${admin.url}${adminToken ? ' (token required)' : ''}`);
@@ -480,7 +511,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
-        await proxy.close(opts.drainTimeoutMs ?? 5_000);
+        await front.close(opts.drainTimeoutMs ?? 5_000);
         // Every request has finished and journaled itself; the lines reach disk and event clients first.
         await journal.flush();
         await hub.close();
@@ -488,6 +519,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         await mock?.close();
         await recorder?.close();
         await replay?.close();
+        for (const m of mocks) await m.close();
         await journal.close();
         await staging.close();
         await tracing?.close();
@@ -499,6 +531,8 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       url,
       adminUrl: admin.url,
       proxy,
+      router,
+      dealerUrls,
       events,
       reloadTls: () => reloadServerTls(tls, proxy.server, admin.server),
       close,

@@ -14,14 +14,22 @@ contract the same way, which is what `aap-chaos exam` grades. Every failure is r
 - a lead is retried with the same idempotency_key and payload;
 - a vehicle the dealer called unavailable or not found is never asked for again.
 
+With AAP_DEALER_URLS (several dealers' base URLs, comma-separated, as `aap-chaos exam
+--mock-dealers N` sets it) it fans out instead: one thread per dealer makes the searches there, so
+one dealer's retry wait or slowness never holds up the others; the first dealer that finds a vehicle
+gets the one lead (retried there, with its key, if the reply is lost); and the buyer answers within
+AAP_BUYER_BUDGET_MS (default 4000) with whatever dealers have replied by then.
+
     AAP_DEALER_URL=http://127.0.0.1:8080 python3 examples/python-buyer/buyer.py
     aap-chaos exam -- python3 examples/python-buyer/buyer.py
+    aap-chaos exam --mock-dealers 3 -- python3 examples/python-buyer/buyer.py
 """
 import http.client
 import json
 import os
 import random
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -160,7 +168,49 @@ def vins_of(search_response):
     return [v["vin"] for v in vehicles if isinstance(v, dict) and isinstance(v.get("vin"), str)]
 
 
+def fan_out(bases):
+    """One independent trip per dealer; answer within the budget with what has come back."""
+    budget_s = float(os.environ.get("AAP_BUYER_BUDGET_MS", "4000")) / 1000
+    lead_lock = threading.Lock()
+    lead_sent = []
+    out_lock = threading.Lock()
+
+    def say(base, skill, failure):
+        with out_lock:
+            print("%s %s: %s" % (base, skill, "ok" if failure is None else "failed (" + failure + ")"), flush=True)
+
+    def trip(base):
+        dealer = Dealer(base)
+        found = []
+        for filters in SEARCHES:
+            result, failure = dealer.call("inventory.search", {"filters": filters, "pagination": {"skip": 0, "limit": 5}})
+            say(base, "inventory.search", failure)
+            found.extend(vins_of(result))
+            time.sleep(0.05)  # a polite pace between one dealer's calls
+        with lead_lock:
+            mine = bool(found) and not lead_sent
+            if mine:
+                lead_sent.append(base)
+        if mine:
+            # Dealer.call retries a lost reply here, at this dealer, with this key and payload.
+            _, failure = dealer.call("lead.submit", {**LEAD, "vehicle_of_interest": {"vin": found[0]}, "idempotency_key": str(uuid.uuid4())})
+            say(base, "lead.submit", failure)
+
+    threads = [threading.Thread(target=trip, args=(base,), daemon=True) for base in bases]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + budget_s
+    for thread in threads:
+        thread.join(max(0, deadline - time.monotonic()))
+    sys.stdout.flush()
+    # Calls still out at the budget are abandoned, not awaited.
+    os._exit(0)
+
+
 def main():
+    many = [u.strip() for u in os.environ.get("AAP_DEALER_URLS", "").split(",") if u.strip()]
+    if many:
+        return fan_out(many)
     base = os.environ.get("AAP_DEALER_URL")
     if not base:
         print("usage: AAP_DEALER_URL=http://127.0.0.1:8080 python3 buyer.py", file=sys.stderr)

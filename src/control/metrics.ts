@@ -51,6 +51,9 @@ export class ChaosMetrics implements RequestObserver {
   readonly registry = new Registry();
   private readonly requests: TallyCounter<'method' | 'skill' | 'outcome'>;
   private readonly faults: TallyCounter<'rule' | 'effect'>;
+  /** Only lines that name a dealer (one proxy in front of several) are counted here. */
+  private readonly dealerRequests: TallyCounter<'dealer' | 'outcome'>;
+  private readonly dealerFaults: TallyCounter<'dealer' | 'rule' | 'effect'>;
   private readonly overflow: Counter<'rule'>;
   private readonly upstreamLatency: Histogram;
   private readonly journalDrops: Counter<'sink'>;
@@ -72,6 +75,19 @@ export class ChaosMetrics implements RequestObserver {
       name: 'aap_chaos_faults_injected_total',
       help: 'Effects that acted on requests, by rule id and effect, as the journal line records them (dry-run requests are not counted).',
       labelNames: ['rule', 'effect'],
+      registers,
+    });
+    // Dealer names come from the command line (at most 64), never from the network.
+    this.dealerRequests = new TallyCounter({
+      name: 'aap_chaos_dealer_requests_total',
+      help: 'With several dealers behind the proxy: requests answered, by dealer name and outcome (dealer, injected, proxy, aborted).',
+      labelNames: ['dealer', 'outcome'],
+      registers,
+    });
+    this.dealerFaults = new TallyCounter({
+      name: 'aap_chaos_dealer_faults_injected_total',
+      help: 'With several dealers behind the proxy: effects that acted, by dealer name, rule id and effect.',
+      labelNames: ['dealer', 'rule', 'effect'],
       registers,
     });
     this.overflow = new Counter({
@@ -144,10 +160,18 @@ export class ChaosMetrics implements RequestObserver {
     if (entry.upstream_ms !== undefined) this.upstreamLatency.observe(entry.upstream_ms / 1000);
     if (entry.conformance) for (const v of entry.conformance) this.dealerViolations.inc({ rule: v.rule, severity: v.severity });
     if (entry.suspended) for (const rule of entry.suspended) this.suspendedRules.inc({ rule });
+    const dealer = entry.dealer;
+    if (dealer !== undefined) {
+      const dealerKey = `${dealer}\u0000${outcome}`;
+      if (!this.dealerRequests.inc(dealerKey)) this.dealerRequests.start(dealerKey, { dealer, outcome });
+    }
     if (entry.dry_run || !entry.faults) return;
     for (const { rule, effect } of entry.faults) {
       const faultKey = `${rule}\u0000${effect}`;
       if (!this.faults.inc(faultKey)) this.faults.start(faultKey, { rule, effect });
+      if (dealer === undefined) continue;
+      const dealerFaultKey = `${dealer}\u0000${faultKey}`;
+      if (!this.dealerFaults.inc(dealerFaultKey)) this.dealerFaults.start(dealerFaultKey, { dealer, rule, effect });
     }
   }
 

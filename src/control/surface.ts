@@ -31,6 +31,8 @@ export interface RuntimeStatus {
   url: string;
   target: string;
   mock_dealer: boolean;
+  /** Each dealer's base URL on the proxy, by name, when the run fronts several (`--dealer`, `--mock-dealers`). */
+  dealers?: Record<string, string>;
   profile: Profile;
   profile_origin: ProfileOrigin;
   extension_uri: string;

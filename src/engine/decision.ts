@@ -43,6 +43,8 @@ export interface DecisionInput {
   extensionUri: string;
   /** The session the request named (undefined: the default session). */
   session?: string;
+  /** The dealer the request is for, when one proxy fronts several (what `match: { dealer }` reads). */
+  dealer?: string;
 }
 
 export interface Decider {

@@ -11,7 +11,7 @@ import type { ReplyPlan } from '../effects/reply-plan.js';
 import { createErrorEffect } from '../effects/error.js';
 import { effectsOf } from '../effects/registry.js';
 import { PASS_THROUGH, type AppliedEffect, type Decision, type DecisionInput, type RuleStatus, type ScenarioEngine } from './decision.js';
-import { compileMatch, RuleIndex, type CompiledMatch } from './match.js';
+import { compileMatch, dealerHolds, RuleIndex, type CompiledMatch } from './match.js';
 import { fires } from './when.js';
 import { fire } from './fire.js';
 import { SessionTable, type KeyState, type SessionState } from './sessions.js';
@@ -136,6 +136,7 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
   const rules = (scenario.rules ?? []).map(compileRule);
   const byId = new Map(rules.map((r) => [r.id, r]));
   const index = new RuleIndex(rules);
+  const byDealer = rules.some((r) => r.match.dealers !== undefined);
   const maxActive = scenario.max_active_faults;
   const shared = opts.shared && new SharedRuleWalk(opts.shared.store, opts.shared.namespace, maxActive, opts.shared.keyName);
   const forcedCodeEffects = new Map<AapCode, TerminalEffect>(AAP_CODES.map((code) => [code, createErrorEffect({ id: `header:${code}`, error: { code } })]));
@@ -155,7 +156,9 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
   function decide(input: DecisionInput): Decision | Promise<Decision> {
     const { request } = input;
     const forcedHeader = opts.allowHeaderFaults ? request.headers[FAULT_HEADER] : undefined;
-    const candidates = index.candidates(request);
+    const indexed = index.candidates(request);
+    // Only a scenario that names dealers pays for the filter.
+    const candidates = byDealer ? indexed.filter((r) => dealerHolds(r.match, input.dealer)) : indexed;
     // Most requests meet no rule at all: they cost one index lookup and no allocation.
     if (candidates.length === 0 && !forcedHeader) return PASS_THROUGH;
     const now = performance.now();

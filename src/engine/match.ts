@@ -95,6 +95,13 @@ export interface CompiledMatch {
   exact?: ExactCondition;
   /** The conditions beyond method and skill, which the index already settled. */
   predicates: Predicate[];
+  /** Dealers the rule is limited to (undefined: any, and every request of a single-dealer run). */
+  dealers?: string[];
+}
+
+/** Whether a rule limited to some dealers holds for a request to `dealer` (undefined in a single-dealer run). */
+export function dealerHolds(match: CompiledMatch, dealer: string | undefined): boolean {
+  return match.dealers === undefined || (dealer !== undefined && match.dealers.includes(dealer));
 }
 
 export function compileMatch(match: Match | undefined): CompiledMatch {
@@ -115,7 +122,7 @@ export function compileMatch(match: Match | undefined): CompiledMatch {
   }
   if (match.extension === 'missing') predicates.push((r, uri) => !r.extensions.includes(uri));
   if (match.extension === 'present') predicates.push((r, uri) => r.extensions.includes(uri));
-  return { methods: asList(match.method), skills: asList(match.skill), exact, predicates };
+  return { methods: asList(match.method), skills: asList(match.skill), exact, predicates, dealers: asList(match.dealer) };
 }
 
 interface CandidateSet<R> {

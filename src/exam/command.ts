@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { BatteryError } from './battery.js';
+import { checkOption, RUN_OPTIONS } from '../options.js';
 import { BuyerStartError, stopRunningBuyers } from './buyer-process.js';
 import { runExam, type ExamOptions } from './exam.js';
 import { examHtml } from './html.js';
@@ -18,13 +19,18 @@ import { PROFILES, type Profile } from '../protocol/codes.js';
 export const EXAM_USAGE = `usage: aap-chaos exam [options] -- <buyer command…>
 
 Runs the buyer command once per scenario (and seed), each time against a fresh proxy, and grades it
-with the report's checks. The buyer finds the proxy in AAP_DEALER_URL; AAP_CHAOS_SCENARIO,
-AAP_CHAOS_ADMIN_URL and AAP_CHAOS_SEED are set too.
+with the report's checks. The buyer finds the proxy in AAP_DEALER_URL (with several dealers, their
+base URLs in AAP_DEALER_URLS); AAP_CHAOS_SCENARIO, AAP_CHAOS_ADMIN_URL and AAP_CHAOS_SEED are set too.
 
   --scenarios LIST     built-in names and scenario files, comma-separated (default: the buyer battery)
   --all                every built-in scenario
   --target URL         the dealer to stand in front of, or replay:FILE to answer from a recording
                        (default: an embedded mock dealer per run)
+  --dealer NAME=URL    several dealers behind each run's proxy, repeatable; the buyer gets their base
+                       URLs in AAP_DEALER_URLS (comma-separated) and grading adds the checks across dealers
+  --mock-dealers N     N embedded mock dealers per run (m1…mN), in AAP_DEALER_URLS the same way
+  --slow-dealer-budget DURATION
+                       with one dealer slow, how long the buyer may run before slow-dealer fails (default 10s)
   --timeout DURATION   how long one buyer run may take, then its process group is stopped (default 60s)
   --seeds N            run each scenario under N seeds; verdicts that differ are FLAKY (default 1)
   --seed N             the first seed (default: the scenario's own, else 1)
@@ -84,6 +90,9 @@ export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; j
         scenarios: { type: 'string' },
         all: { type: 'boolean' },
         target: { type: 'string' },
+        dealer: { type: 'string', multiple: true },
+        'mock-dealers': { type: 'string' },
+        'slow-dealer-budget': { type: 'string' },
         timeout: { type: 'string' },
         seeds: { type: 'string' },
         seed: { type: 'string' },
@@ -112,6 +121,16 @@ export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; j
   if (values.all && values.scenarios !== undefined) throw new UsageError('--all and --scenarios exclude each other');
   if (values.target !== undefined && !/^(https?:\/\/[^/]|replay:.)/.test(values.target)) throw new UsageError(`--target: "${values.target}" is not an http:// or https:// URL, nor replay:FILE`);
   if (values.profile !== undefined && !['auto', '1.3', '2.0'].includes(values.profile)) throw new UsageError(`--profile: "${values.profile}" is not one of auto, 1.3, 2.0`);
+  let dealers: ExamOptions['dealers'];
+  let mockDealers: number | undefined;
+  try {
+    dealers = checkOption(RUN_OPTIONS.dealers, 'dealers', values.dealer, 'flag') as ExamOptions['dealers'];
+    mockDealers = checkOption(RUN_OPTIONS.mockDealers, 'mockDealers', values['mock-dealers'], 'flag') as number | undefined;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (values.target !== undefined && (dealers !== undefined || mockDealers !== undefined)) throw new UsageError('--target and --dealer / --mock-dealers exclude each other (name that dealer: --dealer NAME=URL)');
+  const slowBudget = values['slow-dealer-budget'] === undefined ? undefined : duration(values['slow-dealer-budget'], 'slow-dealer-budget', 0);
   let seed: number | undefined;
   if (values.seed !== undefined) {
     seed = Number(values.seed);
@@ -122,6 +141,9 @@ export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; j
     scenarios: values.scenarios,
     all: values.all,
     target: values.target,
+    dealers,
+    mockDealers,
+    ...(slowBudget !== undefined ? { thresholds: { slow_dealer_budget_ms: slowBudget } } : {}),
     timeoutMs: duration(values.timeout, 'timeout', 60_000),
     seeds: positiveInt(values.seeds, 'seeds', 1),
     seed,

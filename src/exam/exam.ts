@@ -5,6 +5,10 @@
  * `parallel`; a buyer that cannot be started at all ends the exam.
  */
 import { startRuntime } from '../runtime.js';
+import { buildReport } from '../report/report.js';
+import type { Thresholds } from '../report/thresholds.js';
+import type { DealerTarget } from '../options.js';
+import { dealerEnv } from './dealer-env.js';
 import type { ProfileSetting } from '../proxy/profile.js';
 import { loadBattery, scenarioRefs, type BatteryScenario } from './battery.js';
 import { BuyerStartError, runBuyer } from './buyer-process.js';
@@ -33,6 +37,12 @@ export interface ExamOptions {
   /** An INCOMPLETE exam exits 0 instead of 3. */
   allowIncomplete?: boolean;
   profile?: ProfileSetting;
+  /** Several dealers behind each run's proxy (`--dealer NAME=URL`), given to the buyer in AAP_DEALER_URLS. */
+  dealers?: DealerTarget[];
+  /** This many embedded mock dealers per run (`--mock-dealers N`). */
+  mockDealers?: number;
+  /** Report thresholds over the scenario's own (`--slow-dealer-budget`). */
+  thresholds?: Partial<Thresholds>;
   /** Told when a run starts and ends (the CLI prints progress on stderr). */
   progress?: (line: string) => void;
 }
@@ -55,7 +65,7 @@ async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> 
   // Each run is on its own: its rule state in memory whatever AAP_CHAOS_STATE says (a live fleet on
   // this machine would otherwise hand it its scenario and its limits), and no admin token from the
   // environment (the buyer would need it, and it is the operator's).
-  const runtime = await startRuntime({ port: 0, adminPort: 0, target: opts.target, scenario: battery.scenario, seed, profile: opts.profile, state: 'memory', env: {} });
+  const runtime = await startRuntime({ port: 0, adminPort: 0, target: opts.target, dealers: opts.dealers, mockDealers: opts.mockDealers, scenario: battery.scenario, seed, profile: opts.profile, state: 'memory', env: {} });
   let buyer;
   try {
     buyer = await runBuyer(
@@ -65,6 +75,7 @@ async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> 
         AAP_CHAOS_SCENARIO: battery.name,
         AAP_CHAOS_ADMIN_URL: runtime.adminUrl,
         AAP_CHAOS_SEED: String(seed),
+        ...dealerEnv(runtime.dealerUrls),
       },
       opts.timeoutMs,
     );
@@ -72,7 +83,10 @@ async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> 
     // Every request has finished and journaled itself once the proxy is closed.
     await runtime.close();
   }
-  return gradeRun(battery.name, seed, buyer, runtime.report(), runtime.journal.all(), opts.requireExit0);
+  // The buyer's own run time is what slow-dealer holds to its budget (the journal sees only requests).
+  const thresholds = { ...(runtime.engine?.reportThresholds as Partial<Thresholds> | undefined), ...opts.thresholds };
+  const report = buildReport(runtime.journal.all(), { thresholds, buyerRunMs: buyer.durationMs });
+  return gradeRun(battery.name, seed, buyer, report, runtime.journal.all(), opts.requireExit0);
 }
 
 export interface ExamResult {

@@ -64,6 +64,12 @@ export interface Scorecard {
   exitCode: 0 | 1 | 3;
 }
 
+/** The report's checks; those across dealers only when a report graded them (a several-dealer exam). */
+function gradedNames(reports: Report[]): CheckName[] {
+  const dealers = reports.some((r) => r.checks.some((c) => CHECKS[c.check].acrossDealers));
+  return CHECK_NAMES.filter((name) => dealers || !CHECKS[name].acrossDealers);
+}
+
 /** Verdicts merged: a FAIL anywhere fails; a PASS shows the check was exercised; NOT EXERCISED says the buyer could have been. */
 function merge(verdicts: Verdict[]): Verdict {
   if (verdicts.includes('FAIL')) return 'FAIL';
@@ -84,7 +90,7 @@ function profilesOf(runs: readonly ExamRun[]): Set<Profile> {
 export function gradeRun(scenario: string, seed: number, buyer: BuyerRun, report: Report, journal: JournalEntry[], requireExit0: boolean): ExamRun {
   const verdicts = {} as Record<ExamCheck, Verdict>;
   const evidence: ExamRun['evidence'] = {};
-  for (const check of CHECK_NAMES) {
+  for (const check of gradedNames([report])) {
     const results = report.checks.filter((c) => c.check === check);
     verdicts[check] = merge(results.map((c) => c.verdict));
     const failed = results.filter((c) => c.verdict === 'FAIL').flatMap((c) => c.evidence);
@@ -96,7 +102,7 @@ export function gradeRun(scenario: string, seed: number, buyer: BuyerRun, report
 }
 
 export function buildScorecard(battery: { name: string; ref: string }[], runs: ExamRun[], opts: { requireExit0: boolean; allowIncomplete?: boolean }): Scorecard {
-  const checks: ExamCheck[] = [...CHECK_NAMES, ...(opts.requireExit0 ? [EXIT_CHECK as ExamCheck] : [])];
+  const checks: ExamCheck[] = [...gradedNames(runs.map((r) => r.report)), ...(opts.requireExit0 ? [EXIT_CHECK as ExamCheck] : [])];
   const summary = { pass: 0, fail: 0, flaky: 0, not_exercised: 0, not_applicable: 0 };
   const scenarios = battery.map(({ name, ref }): ScenarioCard => {
     const own = runs.filter((r) => r.scenario === name).sort((a, b) => a.seed - b.seed);

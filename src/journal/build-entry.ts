@@ -181,6 +181,8 @@ export interface RequestCircumstances {
   replica?: string;
   /** Who pulled the safety lever, while it is pulled. */
   haltedBy?: string;
+  /** The dealer served, when one proxy fronts several. */
+  dealer?: string;
 }
 
 /** Past this many bytes an error's `data` is left out of the journal line. */
@@ -283,6 +285,7 @@ export function buildJournalEntry(
   } as JournalEntry;
   if (at.session !== undefined) entry.session = at.session;
   if (at.replica !== undefined) entry.replica = at.replica;
+  if (at.dealer !== undefined) entry.dealer = at.dealer;
   entry.client_key = at.clientKey;
   entry.http_method = request.httpMethod;
   entry.path = request.path;

@@ -27,6 +27,8 @@ export interface JournalEntry {
   session?: string;
   /** The replica that served the request, in fleet mode (`--replica-id`); absent otherwise. */
   replica?: string;
+  /** The dealer's name when one proxy fronts several (`--dealer NAME=URL`, `--mock-dealers N`); absent with one dealer. */
+  dealer?: string;
   /** Where `client` came from: `ip` or `header:NAME` (the report says which it grouped by). */
   client_key?: string;
   http_method: string;

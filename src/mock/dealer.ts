@@ -28,6 +28,8 @@ export interface MockDealerOptions {
   seed?: number;
   /** Clock for consent and appointment rules; tests may pin it. */
   now?: () => Date;
+  /** The name the card gives the dealer (default the inventory's dealer name); one per mock when several run. */
+  name?: string;
 }
 
 export interface MockDealer {
@@ -45,6 +47,7 @@ export function createMockDealer(opts: MockDealerOptions = {}): MockDealer {
   const streaming = opts.streaming ?? false;
   // Loading throws a user-facing Error (file name + JSON paths) before any server starts.
   const inventory = opts.inventoryFile !== undefined ? loadInventoryFile(opts.inventoryFile) : Inventory.fromSeed(opts.seed);
+  const cardDealer = opts.name !== undefined ? { ...inventory.dealer, name: opts.name } : inventory.dealer;
   const settings: RpcSettings = {
     profile,
     extensionUri,
@@ -58,7 +61,7 @@ export function createMockDealer(opts: MockDealerOptions = {}): MockDealer {
     const path = (req.url ?? '/').split('?')[0];
     if (path === AGENT_CARD_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
       const host = req.headers.host ?? `127.0.0.1:${req.socket.localPort ?? 80}`;
-      return sendCard(req, res, buildAgentCard({ profile, extensionUri, streaming, dealer: inventory.dealer, host }));
+      return sendCard(req, res, buildAgentCard({ profile, extensionUri, streaming, dealer: cardDealer, host }));
     }
     // Stock A2A servers route the interface URL with or without a trailing slash.
     if (path === RPC_PATH || path === `${RPC_PATH}/`) {

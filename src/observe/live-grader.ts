@@ -175,6 +175,8 @@ export class LiveGrader implements RequestObserver {
   private grade(client: string, state: ClientState, thresholds: Thresholds, settled: boolean): void {
     const journal = { client, requests: state.lines, thresholds };
     for (const name of CHECK_NAMES) {
+      // Live grading sees one proxy's clients; the checks across dealers need the exam's view.
+      if (CHECKS[name].acrossDealers) continue;
       const outcome = CHECKS[name].grade(journal);
       let known = state.checks.get(name);
       if (known === undefined) state.checks.set(name, (known = { verdict: 'NOT EXERCISED', counted: new Set() }));

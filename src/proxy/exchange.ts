@@ -59,6 +59,10 @@ export interface RequestSettings {
   sessionHeader: string;
   /** The replica id each journal line carries (fleet mode). */
   replica?: string;
+  /** The dealer's name when one proxy fronts several; journaled and matched by `match: { dealer }`. */
+  dealer?: string;
+  /** The path the buyer's URLs start with before the dealer's own (`/d/NAME`), added back when the card is rewritten; '' for one dealer. */
+  basePrefix: string;
 }
 
 export class Exchange {

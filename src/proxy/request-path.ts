@@ -85,7 +85,7 @@ async function readAndDecide(x: Exchange): Promise<boolean> {
     x.noteRefusal({ status: 400, note: target.message, envelope: sendRequestRefused(x.res, 400, target.message) });
     return false;
   }
-  const decided = x.decider ? x.decider.decide({ request: x.request, profile, extensionUri, session: x.session }) : PASS_THROUGH;
+  const decided = x.decider ? x.decider.decide({ request: x.request, profile, extensionUri, session: x.session, dealer: proxy.settings.dealer }) : PASS_THROUGH;
   // Only a shared state store makes the decision wait; the memory store decides synchronously.
   x.decision = decided instanceof Promise ? await decided : decided;
   if (!proxy.dryRun) {
@@ -180,7 +180,7 @@ async function forward(x: Exchange): Promise<void> {
         if (plan.card) json = faultCard(json, plan.card, proxy.cardHistory, outcome.notes);
         // After a card fault too: a changed card must not send buyers around the proxy.
         if (proxy.settings.rewriteCard && json && typeof json === 'object' && !Array.isArray(json)) {
-          json = rewriteAgentCard(json as Record<string, unknown>, `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`, proxy.forwarder.basePath);
+          json = rewriteAgentCard(json as Record<string, unknown>, `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${proxy.settings.basePrefix}`, proxy.forwarder.basePath);
           cacheAsHostDependent(headers);
         }
       }
@@ -331,6 +331,7 @@ function record(x: Exchange): void {
       session: x.session,
       replica: proxy.settings.replica,
       haltedBy: proxy.haltedBy,
+      dealer: proxy.settings.dealer,
     }),
   );
   // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.

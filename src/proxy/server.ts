@@ -24,6 +24,7 @@ import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
 import type { Recorder } from '../recording/recorder.js';
 import type { ExchangeTracer } from './trace-hooks.js';
+import { drainAndClose, listenOn, trackSockets, urlOf } from './listener.js';
 
 const IP_SOURCE: ClientKeySource = clientKeySource(undefined);
 
@@ -31,6 +32,10 @@ export { RULE_HEADER, SOURCE_HEADER } from './marker-headers.js';
 
 export interface ProxyOptions {
   target: string;
+  /** This dealer's name, when one listener fronts several dealers (see dealer-router.ts). */
+  dealer?: string;
+  /** The path prefix the buyer reaches this dealer under (`/d/NAME`), which the card rewrite keeps. */
+  basePrefix?: string;
   /** The replica id each journal line carries (fleet mode). */
   replica?: string;
   /** Secret of the client-key hashes; a fleet shares one, so a buyer has one key on every replica. */
@@ -97,7 +102,7 @@ export class ChaosProxy implements ProxyContext {
   private readonly fixedClientKey: ClientKeySource | undefined;
   private readonly clientKeys: ClientKeyHasher;
   private readonly scenarioClientKeys = new WeakMap<Decider, ClientKeySource>();
-  private readonly sockets = new Set<Socket>();
+  private readonly sockets: Set<Socket>;
   private closing = false;
   /** Set by listen(), which knows the address. */
   private hostCheck: HostCheck | undefined;
@@ -112,6 +117,8 @@ export class ChaosProxy implements ProxyContext {
       checkDealer: opts.checkDealer ?? false,
       sessionHeader: (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase(),
       replica: opts.replica,
+      dealer: opts.dealer,
+      basePrefix: opts.basePrefix ?? '',
     };
     this.dryRun = opts.dryRun ?? false;
     this.tracer = opts.tracer;
@@ -126,45 +133,27 @@ export class ChaosProxy implements ProxyContext {
       if (refused !== undefined) return refuseHost(res, refused);
       handleRequest(this, req, res).catch((err) => this.failSafe(res, err));
     });
-    this.server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-    });
+    this.sockets = trackSockets(this.server);
     // A malformed request line, or a buyer out of time, must never take the process down.
     this.server.on('clientError', answerClientError);
   }
 
   async listen(port = this.opts.port ?? 8080, host = this.opts.host ?? '127.0.0.1'): Promise<string> {
     this.hostCheck = new HostCheck(host, this.opts.allowHosts);
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
+    await listenOn(this.server, port, host);
     await this.profile.start();
     return this.url;
   }
 
   get url(): string {
-    const addr = this.server.address() as AddressInfo;
-    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    return `${schemeOf(this.server)}://${host}:${addr.port}`;
+    return urlOf(this.server);
   }
 
   /** Stops accepting; requests in flight finish within `drainMs`, then remaining sockets are closed. */
   async close(drainMs = 5_000): Promise<void> {
     this.closing = true;
     this.profile.stop();
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeIdleConnections();
-    const timer = setTimeout(() => {
-      for (const s of this.sockets) s.destroy();
-    }, drainMs);
-    timer.unref();
-    await closed;
-    clearTimeout(timer);
+    await drainAndClose(this.server, this.sockets, drainMs);
     await this.forwarder.destroy();
   }
 

@@ -4,6 +4,7 @@
  */
 import type { Profile } from '../protocol/codes.js';
 import { CHECK_NAMES, CHECKS, type Check, type CheckName, type CheckOutcome, type ClientJournal, type Verdict } from './checks/index.js';
+import { gradePerDealer } from './checks/per-dealer.js';
 import type { JournalEntry } from '../journal/entry.js';
 import { dealerConformanceSection, type DealerConformanceSection } from './dealer-conformance.js';
 import { resolveThresholds, type Thresholds } from './thresholds.js';
@@ -16,6 +17,8 @@ export interface ReportOptions {
   /** Overrides the URI each -32008 named (and the one each line records as in force) for `activation`. */
   extensionUri?: string;
   thresholds?: Partial<Thresholds>;
+  /** How long the buyer ran (the exam knows; slow-dealer uses it instead of the journal's span). */
+  buyerRunMs?: number;
 }
 
 export interface CheckResult {
@@ -67,9 +70,15 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
   const byClient = requestsByClient(entries);
   const clients = [...byClient.keys()].sort();
   const checks: CheckResult[] = [];
+  // Several dealers: the one-dealer checks grade each dealer apart, then the checks across dealers run.
+  const severalDealers = entries.some((e) => e.dealer !== undefined);
   for (const client of clients) {
-    const journal: ClientJournal = { client, requests: byClient.get(client)!, profile: opts.profile, extensionUri: opts.extensionUri, thresholds };
-    for (const name of CHECK_NAMES) checks.push({ check: name, id: CHECKS[name].requirement.id, client, ...applicable(CHECKS[name], journal) });
+    const journal: ClientJournal = { client, requests: byClient.get(client)!, profile: opts.profile, extensionUri: opts.extensionUri, thresholds, buyerRunMs: opts.buyerRunMs };
+    for (const name of CHECK_NAMES) {
+      const check = CHECKS[name];
+      if (check.acrossDealers && !severalDealers) continue;
+      checks.push({ check: name, id: check.requirement.id, client, ...applicable(check, journal, severalDealers && !check.acrossDealers) });
+    }
   }
   const count = (verdict: Verdict): number => checks.filter((c) => c.verdict === verdict).length;
   const summary = { pass: count('PASS'), fail: count('FAIL'), not_exercised: count('NOT EXERCISED'), not_applicable: count('NOT APPLICABLE') };
@@ -86,8 +95,8 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
 }
 
 /** The check's verdict, NOT APPLICABLE when it was not exercised and the client never called a skill it is about. */
-function applicable(check: Check, journal: ClientJournal): CheckOutcome {
-  const outcome = check.grade(journal);
+function applicable(check: Check, journal: ClientJournal, perDealer: boolean): CheckOutcome {
+  const outcome = perDealer ? gradePerDealer(check, journal) : check.grade(journal);
   const { skills } = check;
   if (outcome.verdict !== 'NOT EXERCISED' || skills === undefined || journal.requests.some((e) => e.skill !== undefined && skills.includes(e.skill))) return outcome;
   return { verdict: 'NOT APPLICABLE', evidence: [], explanation: `this client never called ${skills.join(' or ')}` };

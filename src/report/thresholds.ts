@@ -17,6 +17,8 @@ export interface Thresholds {
   same_vehicle_max_repeats: number;
   /** Extra requests a buyer may send inside a RATE_LIMITED retry window before `no-storm` fails. */
   storm_tolerance: number;
+  /** With several dealers and one slow, milliseconds the buyer's run may take before `slow-dealer` fails. */
+  slow_dealer_budget_ms: number;
 }
 
 export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = Object.freeze({
@@ -24,6 +26,7 @@ export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = Object.freeze({
   backoff_max_retries: 5,
   same_vehicle_max_repeats: 2,
   storm_tolerance: 0,
+  slow_dealer_budget_ms: 10_000,
 });
 
 export const THRESHOLD_NAMES = Object.keys(DEFAULT_THRESHOLDS) as (keyof Thresholds)[];

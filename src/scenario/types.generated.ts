@@ -26,6 +26,13 @@ export type MethodSelector = string | [string, ...string[]];
  */
 export type HeaderMatcher = string | HeaderCondition;
 /**
+ * A dealer name: letters, digits, '-' and '_', 1-32 characters (it is a path segment of the dealer's base URL).
+ *
+ * This interface was referenced by `Scenario`'s JSON-Schema
+ * via the `definition` "DealerName".
+ */
+export type DealerName = string;
+/**
  * Terminal: answer with the typed AAP error envelope of the active profile. Either a bare code (`error: RATE_LIMITED`, with optional sibling keys retryable, message, details, retry_after_ms on the rule) or an object holding the code and those keys.
  *
  * This interface was referenced by `Scenario`'s JSON-Schema
@@ -128,6 +135,10 @@ export interface ReportThresholds {
    * Requests tolerated inside a retry_after window before the buyer is judged to ignore it.
    */
   storm_tolerance?: number;
+  /**
+   * With several dealers and one of them slow, the time the buyer's run (its first request to its last reply, or the exam's buyer run time) may take before slow-dealer fails. Default 10000.
+   */
+  slow_dealer_budget_ms?: number;
 }
 /**
  * One halting condition: a metric, its limit (min for lead_submit_success, max for the others) and its window.
@@ -264,6 +275,10 @@ export interface Match {
    * Tests on the JSON-RPC request body, each addressed by a JSON Pointer; all must hold.
    */
   body?: BodyMatcher[];
+  /**
+   * The dealer the request is for, by the name given to --dealer NAME=URL (or d1…dN with --mock-dealers N), or a list of names. A rule with dealer never matches in a single-dealer run.
+   */
+  dealer?: DealerName | [DealerName, ...DealerName[]];
   /**
    * missing: the AAP extension URI is not in A2A-Extensions; present: it is.
    */
@@ -602,6 +617,10 @@ export interface ReportThresholds1 {
    * Requests tolerated inside a retry_after window before the buyer is judged to ignore it.
    */
   storm_tolerance?: number;
+  /**
+   * With several dealers and one of them slow, the time the buyer's run (its first request to its last reply, or the exam's buyer run time) may take before slow-dealer fails. Default 10000.
+   */
+  slow_dealer_budget_ms?: number;
 }
 /**
  * The AAP payload's details object: free-form, except for the keys the seed gives a meaning (errors: validation problems, mirrored by the 2.0 google.rpc.BadRequest; retry_after_ms / retry_after_seconds: retry hints).

@@ -125,7 +125,8 @@ function row(line: JournalLine, selected = false): HTMLTableRowElement {
     'tr',
     { 'data-id': line.id, class: classes || undefined },
     h('td', { class: 'time' }, line.ts.slice(11, 23)),
-    h('td', {}, line.method ?? `${line.http_method} ${line.path}`),
+    // With several dealers behind the proxy, the dealer leads the cell (one dealer: unchanged).
+    h('td', {}, `${line.dealer !== undefined ? `${line.dealer} · ` : ''}${line.method ?? `${line.http_method} ${line.path}`}`),
     h('td', {}, line.skill ?? dash),
     h('td', { class: 'mono', title: 'hash of the client key' }, clientHash(line.client)),
     h('td', {}, line.session ?? dash),
@@ -138,6 +139,7 @@ function row(line: JournalLine, selected = false): HTMLTableRowElement {
 
 function showDetail(line: JournalLine): void {
   const facts: Array<[string, unknown]> = [
+    ['dealer', line.dealer],
     ['HTTP', `${line.http_method} ${line.path}`],
     ['body', line.kind],
     ['JSON-RPC method', line.method],

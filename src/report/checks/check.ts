@@ -43,12 +43,19 @@ export interface ClientJournal {
   /** The AAP extension URI the dealer requires, when the report was told. */
   extensionUri?: string;
   thresholds: Thresholds;
+  /** How long the buyer ran, when the exam measured it (slow-dealer grades it against its budget). */
+  buyerRunMs?: number;
 }
 
 export interface Check {
   requirement: Requirement;
   /** The skills the check is about; a buyer that called none of them gets NOT APPLICABLE. Absent: any request. */
   skills?: readonly string[];
+  /**
+   * Graded only across dealers: when the journal comes from one proxy in front of several dealers
+   * (its lines name a dealer); a one-dealer report does not list it.
+   */
+  acrossDealers?: true;
   /** The rule being graded, as docs and `--help` state it. */
   rule: string;
   grade(journal: ClientJournal): CheckOutcome;

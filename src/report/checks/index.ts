@@ -15,8 +15,11 @@ import { versionCheck } from './version.js';
 import { validationFixCheck } from './validation-fix.js';
 import { freshKeyCheck } from './fresh-key.js';
 import { payloadByTypeCheck } from './payload-by-type.js';
+import { isolationCheck } from './isolation.js';
+import { noDuplicateLeadCheck } from './no-duplicate-lead.js';
+import { slowDealerCheck } from './slow-dealer.js';
 
-export const CHECK_NAMES = ['retry-after', 'non-retryable', 'backoff', 'activation', 'version', 'idempotency', 'no-storm', 'sold-vehicle', 'validation-fix', 'fresh-key', 'payload-by-type'] as const;
+export const CHECK_NAMES = ['retry-after', 'non-retryable', 'backoff', 'activation', 'version', 'idempotency', 'no-storm', 'sold-vehicle', 'validation-fix', 'fresh-key', 'payload-by-type', 'isolation', 'no-duplicate-lead', 'slow-dealer'] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 
 export const CHECKS: Readonly<Record<CheckName, Check>> = {
@@ -31,6 +34,9 @@ export const CHECKS: Readonly<Record<CheckName, Check>> = {
   'validation-fix': validationFixCheck,
   'fresh-key': freshKeyCheck,
   'payload-by-type': payloadByTypeCheck,
+  isolation: isolationCheck,
+  'no-duplicate-lead': noDuplicateLeadCheck,
+  'slow-dealer': slowDealerCheck,
 };
 
 export type { Check, CheckOutcome, ClientJournal, Verdict } from './check.js';
