@@ -56,6 +56,9 @@ if (mode === 'total' || mode === 'object') {
  * yaml library, which is repeated here the way its loadScenarioText did it.
  */
 async function stagesOf(load, excessiveNestingAt) {
+  const { schemaProblems } = await dist('scenario/schema-problems.js');
+  const { semanticProblems } = await dist('scenario/semantic.js');
+  const validate = (document) => [...schemaProblems(document), ...semanticProblems(document)];
   const fast = await dist('scenario/plain-yaml.js').catch(() => undefined);
   if (fast) {
     const { readJsonText } = await dist('scenario/json-text.js');
@@ -66,12 +69,10 @@ async function stagesOf(load, excessiveNestingAt) {
         if (!read) throw new Error('the fast readers leave this scenario to the full parser');
         return read.value;
       },
-      validate: (document) => load.scenarioDocumentProblems(document),
+      validate,
     };
   }
   const { LineCounter, parseDocument } = await import(pathToFileURL(path.join(buildDir, 'node_modules/yaml/dist/index.js')).href);
-  const { schemaProblems } = await dist('scenario/schema-problems.js');
-  const { semanticProblems } = await dist('scenario/semantic.js');
   return {
     parse: (text) => {
       excessiveNestingAt(text);
