@@ -11,11 +11,11 @@ import { startMockDealer } from './mock/index.js';
 import { validateFiles, listBuiltinScenarios, resolveScenarioRef, formatProblem, configureScenarioLimits, DEFAULT_SCENARIO_LIMITS } from './scenario/load.js';
 import { watchScenarioFile } from './scenario/watch.js';
 import { runReportCommand } from './report/command.js';
-import { runCtl } from './control/ctl.js';
+import { runCtl } from './commands/ctl.js';
 import { formatReport } from './report/format.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from './report/thresholds.js';
-import { startFleetCommand } from './state/fleet-command.js';
-import { reportToPrimary, workerIndex } from './state/workers.js';
+import { startFleetCommand } from './fleet/fleet-command.js';
+import { reportToPrimary, workerIndex } from './fleet/workers.js';
 import { replayCommand } from './commands/replay.js';
 import { reloadTlsOn } from './control/tls-reload.js';
 import { runAuditVerify } from './journal/audit-verify-command.js';
@@ -209,7 +209,7 @@ async function main(): Promise<void> {
   const args = hideBin(process.argv);
   // exam has its own parser: everything after "--" is the buyer's command, untouched.
   if (args[0] === 'exam') {
-    const { runExamCommand } = await import('./exam/command.js');
+    const { runExamCommand } = await import('./commands/exam.js');
     process.exitCode = await runExamCommand(args.slice(1), { out, err });
     return;
   }
@@ -370,7 +370,7 @@ async function main(): Promise<void> {
           .option('junit', { type: 'string', describe: 'also write JUnit XML (one test case per rule) to this file' }),
       async (argv) => {
         // Loaded on use: the probe's modules cost the other commands nothing at start-up.
-        const { runCheckCommand } = await import('./check/command.js');
+        const { runCheckCommand } = await import('./commands/check.js');
         const result = await runCheckCommand({ target: argv.target, profile: argv.profile, rpcUrl: argv.rpcUrl, probeRateLimit: argv.probeRateLimit, json: argv.json, junit: argv.junit });
         out(result.output);
         process.exitCode = result.exitCode;

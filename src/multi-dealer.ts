@@ -6,7 +6,7 @@
  */
 import { startMockDealer, type RunningMockDealer } from './mock/server.js';
 import type { MockDealerOptions } from './mock/dealer.js';
-import type { ListenerTimeouts } from './proxy/listener-limits.js';
+import type { ListenerTimeouts } from './http/listener-limits.js';
 import { OptionError, type DealerTarget } from './options.js';
 
 export interface MultiDealerOptions {

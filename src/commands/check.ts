@@ -1,7 +1,7 @@
 /** The `aap-chaos check` command: run the probe, print the table or JSON, write JUnit, pick the exit code. */
 import { writeFile } from 'node:fs/promises';
-import { checkToJUnit, formatCheck } from './check-format.js';
-import { runCheck, TargetUnreachableError, type CheckOptions } from './run-check.js';
+import { checkToJUnit, formatCheck } from '../check/check-format.js';
+import { runCheck, TargetUnreachableError, type CheckOptions } from '../check/run-check.js';
 
 /** 0: every MUST held; 1: a MUST rule failed; 2: the target or a flag could not be used. */
 export const CHECK_EXIT = { ok: 0, violated: 1, unusable: 2 } as const;

@@ -11,9 +11,9 @@ import type { RuleStatus } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
 import type { Report } from '../report/report.js';
 import { formatReport } from '../report/format.js';
-import type { RuntimeStatus } from './surface.js';
-import { ADMIN_TOKEN_ENV } from './auth.js';
-import type { ChangeNotice, DroppedNotice } from './events.js';
+import type { RuntimeStatus } from '../control/surface.js';
+import { ADMIN_TOKEN_ENV } from '../control/auth.js';
+import type { ChangeNotice, DroppedNotice } from '../control/events.js';
 import type { VerdictEvent } from '../observe/live-grader.js';
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';

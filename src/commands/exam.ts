@@ -5,14 +5,14 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { BatteryError } from './battery.js';
+import { BatteryError } from '../exam/battery.js';
 import { checkOption, RUN_OPTIONS } from '../options.js';
-import { BuyerStartError, stopRunningBuyers } from './buyer-process.js';
-import { runExam, type ExamOptions } from './exam.js';
-import { examHtml } from './html.js';
-import { examJUnit } from './junit.js';
-import { scorecardJson } from './scorecard.js';
-import { formatScorecard } from './terminal.js';
+import { BuyerStartError, stopRunningBuyers } from '../exam/buyer-process.js';
+import { runExam, type ExamOptions } from '../exam/exam.js';
+import { examHtml } from '../exam/html.js';
+import { examJUnit } from '../exam/junit.js';
+import { scorecardJson } from '../exam/scorecard.js';
+import { formatScorecard } from '../exam/terminal.js';
 import { formatRequirements, listRequirements } from '../report/requirements.js';
 import { PROFILES, type Profile } from '../protocol/codes.js';
 

@@ -14,7 +14,7 @@ import { StateStoreError } from '../state/redis-store.js';
 import { dashboardFileFor, serveDashboardFile } from '../dashboard/serve.js';
 import { bearerTokenMatches, eventsAuthorization } from './auth.js';
 import { adminRequestRefusal } from './admin-guard.js';
-import { answerClientError, listenerOptions, type ListenerTimeouts } from '../proxy/listener-limits.js';
+import { answerClientError, listenerOptions, type ListenerTimeouts } from '../http/listener-limits.js';
 import { createListener, schemeOf, type TlsPair } from '../proxy/tls.js';
 import { actorOf, changeOf, stagingRefusal, stagingRoutes } from './staging-routes.js';
 

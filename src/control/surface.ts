@@ -15,7 +15,7 @@ import type { Scenario } from '../scenario/types.generated.js';
 import type { ScenarioSource } from '../scenario/source.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
-import type { StateStatus } from '../state/store.js';
+import type { StateStatus } from '../engine/shared-store.js';
 import type { Actor, ChangeOptions, StagingControls } from './staging.js';
 import type { LeverState } from './safety-lever.js';
 import type { TtlStatus } from './ttl.js';

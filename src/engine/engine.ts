@@ -16,12 +16,12 @@ import { fires } from './when.js';
 import { fire } from './fire.js';
 import { SessionTable, type KeyState, type SessionState } from './sessions.js';
 import { isAgentCardPath } from '../protocol/agent-card.js';
-import { boundText } from '../journal/bounds.js';
-import { clientKey } from '../journal/client-key.js';
+import { boundText } from '../common/bounds.js';
+import { clientKey } from '../common/client-key.js';
 import { firstHeaderValue } from '../protocol/header-value.js';
-import { SharedRuleWalk } from '../state/shared-walk.js';
-import { replicaSeed } from '../state/rule-state.js';
-import type { SharedRuleStore } from '../state/store.js';
+import { SharedRuleWalk } from './shared-walk.js';
+import { replicaSeed } from './rule-state.js';
+import type { SharedRuleStore } from './shared-store.js';
 
 /** Request header that forces one fault when --allow-header-faults is on. */
 export const FAULT_HEADER = 'x-aap-chaos';

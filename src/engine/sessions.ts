@@ -5,7 +5,7 @@
  * generator — so a session behaves as if it had the proxy to itself. Requests without the header
  * share the default session. The table is bounded in count and idle time.
  */
-import { SeededRandom } from './random.js';
+import { SeededRandom } from '../common/random.js';
 import type { KeyCounters } from './when.js';
 import { DEFAULT_SESSION } from '../journal/entry.js';
 

@@ -8,13 +8,13 @@
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Rule } from '../scenario/types.generated.js';
 import type { EffectContext, ModifierEffect, TerminalAction, TerminalEffect } from '../effects/effect.js';
-import type { Decision } from '../engine/decision.js';
-import type { Predicate } from '../engine/match.js';
+import type { Decision } from './decision.js';
+import type { Predicate } from './match.js';
 import { ruleKeepsState } from './rule-state.js';
-import type { SharedRuleStore, WalkResult, WalkStep } from './store.js';
+import type { SharedRuleStore, WalkResult, WalkStep } from './shared-store.js';
 import { SHARED_WINDOW } from '../effects/sliding-window.js';
-import { DEFAULT_SESSION } from '../engine/sessions.js';
-import { fire as fireRule } from '../engine/fire.js';
+import { DEFAULT_SESSION } from './sessions.js';
+import { fire as fireRule } from './fire.js';
 import { randomUUID } from 'node:crypto';
 
 /** The parts of a compiled rule the walk needs. */

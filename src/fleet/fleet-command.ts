@@ -6,7 +6,7 @@ import cluster from 'node:cluster';
 import { extname } from 'node:path';
 import { formatProblem } from '../scenario/load.js';
 import { loadScenarioInput, ScenarioRejectedError, type RuntimeOptions } from '../runtime.js';
-import { stateUrlOf } from './fleet.js';
+import { stateUrlOf } from '../state/fleet.js';
 import { runPrimary, workerIndex, workerReplicaId, workersRefusal } from './workers.js';
 
 /** journal.jsonl → journal.w2.jsonl (the worker number before the extension). */

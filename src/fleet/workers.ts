@@ -7,7 +7,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { hostname } from 'node:os';
 import type { Scenario } from '../scenario/types.generated.js';
-import { statefulParts } from './rule-state.js';
+import { statefulParts } from '../engine/rule-state.js';
 
 const WORKER_INDEX_ENV = 'AAP_CHAOS_WORKER';
 const REPLICA_BASE_ENV = 'AAP_CHAOS_REPLICA_BASE';

@@ -4,7 +4,7 @@
  * seed gives byte-identical data on every run.
  */
 import { DOWNTOWN, MOCK_DEALER_ID, NORTH } from './dealer-profile.js';
-import { SeededRandom } from '../engine/random.js';
+import { SeededRandom } from '../common/random.js';
 import type { Condition, ListingStatus, Vehicle } from './vehicle.js';
 
 export const DEFAULT_INVENTORY_SEED = 42;

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMockDealer, type MockDealer, type MockDealerOptions } from './dealer.js';
-import { answerClientError, listenerOptions, type ListenerTimeouts } from '../proxy/listener-limits.js';
+import { answerClientError, listenerOptions, type ListenerTimeouts } from '../http/listener-limits.js';
 
 export interface RunningMockDealer {
   /** Base URL, e.g. http://127.0.0.1:41234 (the card is under it, JSON-RPC at /a2a). */

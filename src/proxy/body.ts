@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { buildRequestRefused, type JsonRpcErrorResponse } from '../protocol/envelopes.js';
 import { BodyTooLargeError, capStreamedBody, declaredBodyTooLarge, sendBodyTooLarge } from './body-limit.js';
-import { TIMED_OUT_MESSAGE, wasTimedOut } from './listener-limits.js';
+import { TIMED_OUT_MESSAGE, wasTimedOut } from '../http/listener-limits.js';
 
 export interface RequestBody {
   /** The whole body when it fit under the limit. */

@@ -15,7 +15,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Decider } from '../engine/decision.js';
 import type { RequestObserver } from '../journal/entry.js';
-import { answerClientError, listenerOptions } from './listener-limits.js';
+import { answerClientError, listenerOptions } from '../http/listener-limits.js';
 import { SOURCE_HEADER } from './marker-headers.js';
 import { ChaosProxy, type ProxyOptions } from './server.js';
 import { drainAndClose, listenOn, trackSockets, urlOf } from './listener.js';

@@ -17,7 +17,7 @@ import { cardReplacement, faultCard } from '../effects/card.js';
 import { leavesBytesAlone } from '../effects/reply-plan.js';
 import { PASS_THROUGH } from '../engine/decision.js';
 import { buildJournalEntry } from '../journal/build-entry.js';
-import { boundJournalEntry } from '../journal/bounds.js';
+import { boundJournalEntry } from '../common/bounds.js';
 import { endToEndHeaders, type UpstreamHead } from './forward.js';
 import { collect, ID_SCAN_BYTES, readBodyWithinLimits, readPrefix } from './body.js';
 import { endConnection, resetConnection } from './connection-faults.js';

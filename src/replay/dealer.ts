@@ -17,7 +17,7 @@ import type { Profile } from '../protocol/codes.js';
 import { readRecording, type Recording } from '../recording/reader.js';
 import { Recorder } from '../recording/recorder.js';
 import { readBody, sendCard, sendJson } from '../mock/http-io.js';
-import type { ListenerTimeouts } from '../proxy/listener-limits.js';
+import type { ListenerTimeouts } from '../http/listener-limits.js';
 import { serveDealer } from '../mock/server.js';
 import { describeUpstreamError, endToEndHeaders, Forwarder } from '../proxy/forward.js';
 import { liveKey, RecordingIndex, type MatchKey } from './recording-index.js';

@@ -9,8 +9,8 @@ import type { ScenarioEngine } from '../engine/decision.js';
 import type { FleetEngineOptions } from '../engine/engine.js';
 import type { Scenario } from '../scenario/types.generated.js';
 import { KEY_PREFIX, RedisStateStore, StateStoreError } from './redis-store.js';
-import type { StateStatus } from './store.js';
-import { ClientKeyHasher } from '../journal/client-key.js';
+import type { StateStatus } from '../engine/shared-store.js';
+import { ClientKeyHasher } from '../common/client-key.js';
 
 /** The environment variable --state defaults to. */
 export const STATE_ENV = 'AAP_CHAOS_STATE';

@@ -3,7 +3,7 @@ import t from 'tap';
 import { readAapError, retryPolicy, type AapErrorReading, type RetryContext } from '../../src/buyer/index.js';
 import { buildAapError, buildExtensionRequired } from '../../src/protocol/envelopes.js';
 import { AAP_CODES, AAP_CODE_TABLE, AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT, PROFILES, VALIDATION_CODES } from '../../src/protocol/codes.js';
-import { SeededRandom } from '../../src/engine/random.js';
+import { SeededRandom } from '../../src/common/random.js';
 
 const reading = (partial: Partial<AapErrorReading>): AapErrorReading => ({ kind: 'aap', retryable: false, message: '', notFound: [], ...partial });
 const first: RetryContext = { attempt: 1 };

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startMockDealer } from '../../src/mock/index.js';
 import { runCheck, type CheckReport } from '../../src/check/run-check.js';
-import { runCheckCommand } from '../../src/check/command.js';
+import { runCheckCommand } from '../../src/commands/check.js';
 import { CONFORMANCE_RULES } from '../../src/protocol/conformance/index.js';
 import { BROKEN_DEALER_RULES, startBrokenDealer } from './broken-dealer.js';
 import { startSdkDealer } from './sdk-dealer.js';

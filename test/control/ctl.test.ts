@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { runCtl } from '../../src/control/ctl.js';
+import { runCtl } from '../../src/commands/ctl.js';
 import type { Runtime } from '../../src/runtime.js';
 import { callSkill, startTestRuntime } from './control-fixture.js';
 import { request } from '../helpers/servers.js';

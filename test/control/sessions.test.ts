@@ -2,7 +2,7 @@
 // report; requests without it share the default session.
 import t from 'tap';
 import { startChaos, type Scenario } from '../../src/index.js';
-import { runCtl } from '../../src/control/ctl.js';
+import { runCtl } from '../../src/commands/ctl.js';
 import { SessionTable } from '../../src/engine/sessions.js';
 import { request, skillRequest } from '../helpers/servers.js';
 

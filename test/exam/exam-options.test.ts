@@ -3,7 +3,7 @@ import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runExamCommand } from '../../src/exam/command.js';
+import { runExamCommand } from '../../src/commands/exam.js';
 import { startMockDealer } from '../../src/mock/server.js';
 import { exam, fixture, type ExamJson } from '../helpers/exam.js';
 

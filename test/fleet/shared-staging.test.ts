@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
-import { runCtl } from '../../src/control/ctl.js';
+import { runCtl } from '../../src/commands/ctl.js';
 import type { Runtime } from '../../src/runtime.js';
 import { redisMissing } from '../helpers/debian-services.js';
 import { calm, failing, search, startFleet } from '../helpers/fleet.js';

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { harness } from '../helpers/chaos-harness.js';
 import { Journal } from '../../src/journal/journal.js';
-import { MAX_STORED_CHARS } from '../../src/journal/bounds.js';
+import { MAX_STORED_CHARS } from '../../src/common/bounds.js';
 import type { JournalEntry } from '../../src/journal/entry.js';
 
 t.test('a 500 KB JSON-RPC id, client key and path are stored bounded', async (t) => {

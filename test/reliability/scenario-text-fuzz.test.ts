@@ -6,7 +6,7 @@
 // text is refused for its depth exactly when it is too deep. The seed is printed;
 // AAP_CHAOS_FUZZ_SEED replays a run.
 import t from 'tap';
-import { SeededRandom } from '../../src/engine/random.js';
+import { SeededRandom } from '../../src/common/random.js';
 import { MAX_NESTING_DEPTH, mayNestTooDeep } from '../../src/scenario/limits.js';
 import { loadScenarioText } from '../../src/scenario/load.js';
 import { parseYamlDocument } from '../../src/scenario/yaml-document.js';

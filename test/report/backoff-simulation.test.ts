@@ -2,7 +2,7 @@
 // facing a handful of retryable failures the way the flaky-internal scenario hands them out.
 import t from 'tap';
 import type { JournalEntry } from '../../src/journal/entry.js';
-import { SeededRandom } from '../../src/engine/random.js';
+import { SeededRandom } from '../../src/common/random.js';
 import { CHECKS } from '../../src/report/checks/index.js';
 import { resolveThresholds } from '../../src/report/thresholds.js';
 import { journalLine } from '../helpers/journal-line.js';

@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { parseDocument } from 'yaml';
 import { readPlainYaml } from '../../src/scenario/plain-yaml.js';
 import { readJsonText } from '../../src/scenario/json-text.js';
-import { SeededRandom } from '../../src/engine/random.js';
+import { SeededRandom } from '../../src/common/random.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
