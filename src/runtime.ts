@@ -16,11 +16,12 @@ import type { Profile } from './protocol/codes.js';
 import { describeProfileOrigin, type ProfileOrigin, type ProfileSetting } from './proxy/profile.js';
 import { ChaosProxy } from './proxy/server.js';
 import type { RequestObserver } from './journal/entry.js';
-import { formatProblem, loadScenarioRef, loadScenarioText, type LoadResult, type Scenario } from './scenario/load.js';
-import { loadScenarioObject, loadScenarioSource, type ScenarioSource } from './scenario/source.js';
+import { formatProblem, type LoadResult, type Scenario } from './scenario/load.js';
+import { loadScenarioInput, ScenarioRejectedError, type ScenarioInput } from './scenario/input.js';
+import { loadScenarioSource, type ScenarioSource } from './scenario/source.js';
 import { ADMIN_TOKEN_ENV, assertAdminExposureAllowed } from './control/auth.js';
 import { startAdminServer, type AdminServer } from './control/admin.js';
-import type { ChangeOptions, ControlSurface, RuntimeStatus, ScenarioInput } from './control/surface.js';
+import type { ChangeOptions, ControlSurface, RuntimeStatus } from './control/surface.js';
 import { EventHub } from './control/events.js';
 import type { DealerTls } from './proxy/forward.js';
 import { ChaosMetrics } from './control/metrics.js';
@@ -40,7 +41,8 @@ import { FleetControl } from './state/fleet-control.js';
 import { PROXY_ITSELF, StagingControls } from './control/staging.js';
 import { readServerTls, reloadServerTls, type ServerTlsFiles } from './control/server-tls.js';
 
-export type { RuntimeStatus, ScenarioInput } from './control/surface.js';
+export type { RuntimeStatus } from './control/surface.js';
+export { loadScenarioInput, ScenarioRejectedError, type ScenarioInput } from './scenario/input.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -141,14 +143,6 @@ export interface RuntimeOptions {
   auditFile?: string;
 }
 
-/** A scenario that failed validation; `problems` are formatted exactly as `aap-chaos validate` prints them. */
-export class ScenarioRejectedError extends Error {
-  override name = 'ScenarioRejectedError';
-  constructor(readonly problems: string[]) {
-    super(`scenario rejected, ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-  }
-}
-
 /** Emits `request` with each journal line as a request finishes. */
 export type RuntimeEvents = EventEmitter<{ request: [JournalEntry] }>;
 
@@ -170,18 +164,6 @@ export interface Runtime extends ControlSurface {
   use(input: ScenarioInput, change?: ChangeOptions): Promise<ScenarioEngine>;
   /** Stops accepting, drains requests in flight, flushes the journal, closes event clients. Idempotent. */
   close(): Promise<void>;
-}
-
-/**
- * Turns any scenario form a local caller may give into a validated scenario; only here may a
- * string name a file (the operator's own command line or code). Input from the network goes
- * through loadScenarioSource instead.
- */
-export async function loadScenarioInput(input: ScenarioInput): Promise<LoadResult> {
-  if (typeof input !== 'string') return loadScenarioObject(input, 'scenario object');
-  const trimmed = input.trim();
-  if (trimmed.includes('\n') || trimmed.startsWith('{')) return loadScenarioText(input, 'scenario text');
-  return loadScenarioRef(trimmed);
 }
 
 export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {

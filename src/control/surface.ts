@@ -11,8 +11,8 @@ import type { Report } from '../report/report.js';
 import type { ObservedSection } from '../observe/live-grader.js';
 import type { Profile } from '../protocol/codes.js';
 import type { ProfileOrigin } from '../proxy/profile.js';
-import type { Scenario } from '../scenario/types.generated.js';
 import type { ScenarioSource } from '../scenario/source.js';
+import type { ScenarioInput } from '../scenario/input.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 import type { StateStatus } from '../engine/shared-store.js';
@@ -22,8 +22,7 @@ import type { TtlStatus } from './ttl.js';
 
 export type { Actor, ChangeOptions } from './staging.js';
 
-/** A scenario as local callers (the CLI, the library) may give it: a built-in name, a file path, YAML or JSON text, or a parsed object. */
-export type ScenarioInput = string | Scenario;
+export type { ScenarioInput } from '../scenario/input.js';
 
 export interface RuntimeStatus {
   version: string;

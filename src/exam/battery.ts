@@ -4,7 +4,7 @@
  * and validated before any buyer starts, so a bad file ends the exam at once with its problems.
  */
 import { listBuiltinScenarios, formatProblem, type Scenario } from '../scenario/load.js';
-import { loadScenarioInput } from '../runtime.js';
+import { loadScenarioInput } from '../scenario/input.js';
 
 /**
  * Built-ins that between them exercise every buyer check of the report for a buyer that searches,

@@ -5,7 +5,8 @@
 import cluster from 'node:cluster';
 import { extname } from 'node:path';
 import { formatProblem } from '../scenario/load.js';
-import { loadScenarioInput, ScenarioRejectedError, type RuntimeOptions } from '../runtime.js';
+import { loadScenarioInput, ScenarioRejectedError } from '../scenario/input.js';
+import type { RuntimeOptions } from '../runtime.js';
 import { stateUrlOf } from '../state/fleet.js';
 import { runPrimary, workerIndex, workerReplicaId, workersRefusal } from './workers.js';
 
