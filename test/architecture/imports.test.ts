@@ -102,18 +102,64 @@ t.test('no import cycle in src/', async (t) => {
 });
 
 /**
- * The layers of the request path, lowest first: a file may import its own layer and the ones
- * below, never one above. The journal line is a data format the engine and the proxy write; the
- * recording (recording/) is one the proxy writes and a replay reads. The
- * shared rule state (state/, fleet mode) is the engine's peer: the engine walks its stateful rules
- * through it, and it never reaches the proxy or the control surface.
+ * Every folder and top-level file of src/, lowest first: a file may import its own layer and the
+ * ones before it, never one after. docs/architecture.md lists the same order and says what each
+ * holds. `report` sits above the journal it reads; a layer may be declared before it has files.
+ * `buyer` (the `aap-chaos/buyer` export) has its own stricter test: protocol codes only.
  */
-const LAYERS = [['protocol'], ['scenario'], ['journal', 'recording'], ['report'], ['effects'], ['engine', 'state'], ['proxy'], ['control']];
-const layerOf = (file: string): number => LAYERS.findIndex((names) => names.includes(rel(file).split(path.sep)[0]!));
+export const LAYERS = [
+  'protocol',
+  'buyer',
+  'common',
+  'http',
+  'options.ts',
+  'dashboard',
+  'mock',
+  'scenario',
+  'journal',
+  'recording',
+  'report',
+  'observe',
+  'check',
+  'effects',
+  'engine',
+  'state',
+  'proxy',
+  'control',
+  'replay',
+  'multi-dealer.ts',
+  'runtime.ts',
+  'index.ts',
+  'exam',
+  'fleet',
+  'commands',
+  'cli.ts',
+];
+const layerOf = (file: string): number => LAYERS.indexOf(rel(file).split(path.sep)[0]!);
+
+t.test('every folder and top-level file of src/ has a declared layer', async (t) => {
+  const entries = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory() || (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')));
+  t.same(entries.map((e) => e.name).filter((name) => !LAYERS.includes(name)), [], 'undeclared entries of src/');
+  t.same(LAYERS.filter((name, i) => LAYERS.indexOf(name) !== i), [], 'a layer is declared once');
+  t.ok([...graph.keys()].every((f) => layerOf(f) >= 0), 'every scanned file falls in a layer');
+});
 
 t.test('imports point down the layers', async (t) => {
-  const upward = [...graph].flatMap(([from, to]) => to.filter((f) => layerOf(from) >= 0 && layerOf(f) > layerOf(from)).map((f) => `${rel(from)} → ${rel(f)}`));
+  const upward = [...graph].flatMap(([from, to]) => to.filter((f) => layerOf(f) > layerOf(from)).map((f) => `${rel(from)} → ${rel(f)}`));
   t.same(upward, []);
+});
+
+t.test('an upward import is found', async (t) => {
+  const from = path.join(SRC, 'mock', 'server.ts');
+  const to = path.join(SRC, 'proxy', 'server.ts');
+  t.ok(layerOf(to) > layerOf(from), 'the mock dealer may not import the proxy');
+});
+
+t.test('docs/architecture.md lists the layers in the same order', async (t) => {
+  const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('## Layers'), doc.indexOf('\n## ', doc.indexOf('## Layers') + 1));
+  const listed = [...section.matchAll(/^\| `src\/([^`/]+)\/?` \|/gm)].map((m) => m[1]);
+  t.same(listed, LAYERS);
 });
 
 t.test('effects never import the proxy', async (t) => {
