@@ -4,9 +4,9 @@
  * options here, so a value is accepted or refused the same way wherever it is given, and the
  * refusal is one line naming the flag (or option) and the value.
  */
-import { displayUrl } from './state/display-url.js';
+import { displayUrl } from './common/display-url.js';
 
-import { ttlMs } from './control/ttl.js';
+import { ttlMs } from './common/ttl.js';
 
 /** A value that cannot be used; the message names the flag or option and the value. */
 export class OptionError extends Error {

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tokenFingerprint } from '../journal/audit.js';
 import { LeverPulledError, type Actor, type ChangeOptions } from './staging.js';
-import { TtlRefusedError, ttlMs } from './ttl.js';
+import { TtlRefusedError, ttlMs } from '../common/ttl.js';
 import { ApiError, type Route } from './surface.js';
 
 /** Longest reason or name kept for the lever, so a caller cannot grow /status without bound. */

@@ -13,7 +13,7 @@ import type { FleetControl } from '../state/fleet-control.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 import { SafetyLever, type LeverState } from './safety-lever.js';
-import { effectiveTtl, formatMs, TtlTimers, type TtlStatus } from './ttl.js';
+import { effectiveTtl, formatMs, TtlTimers, type TtlStatus } from '../common/ttl.js';
 
 /** Who asked for a change: the admin client (address, token fingerprint, name given) or the proxy itself. */
 export interface Actor {

@@ -18,7 +18,7 @@ import type { ChaosMetrics } from './metrics.js';
 import type { StateStatus } from '../engine/shared-store.js';
 import type { Actor, ChangeOptions, StagingControls } from './staging.js';
 import type { LeverState } from './safety-lever.js';
-import type { TtlStatus } from './ttl.js';
+import type { TtlStatus } from '../common/ttl.js';
 
 export type { Actor, ChangeOptions } from './staging.js';
 

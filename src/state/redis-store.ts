@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { PUBLISH_SCRIPT, WALK_SCRIPT } from './lua.js';
-import { displayUrl } from './display-url.js';
+import { displayUrl } from '../common/display-url.js';
 import type { SharedRuleStore, WalkRequest, WalkResult, StepVerdict } from '../engine/shared-store.js';
 
 /** How long one Redis call may take before the rules that needed it are suspended for that request. */
