@@ -51,21 +51,23 @@ if (mode === 'total' || mode === 'object') {
 }
 
 /**
- * The build's own parse and validation steps. A build with the fast readers (scenario/plain-yaml.js)
- * parses with them as its loadScenarioText does on the way to serving; an older one parsed with the
- * yaml library, which is repeated here the way its loadScenarioText did it.
+ * The build's own parse and validation steps. A build with fast readers (js-yaml in
+ * scenario/yaml-text.js, or the older hand-written scenario/plain-yaml.js) parses with them as its
+ * loadScenarioText does on the way to serving; an older one parsed with the yaml library, which is
+ * repeated here the way its loadScenarioText did it.
  */
 async function stagesOf(load, excessiveNestingAt) {
   const { schemaProblems } = await dist('scenario/schema-problems.js');
   const { semanticProblems } = await dist('scenario/semantic.js');
   const validate = (document) => [...schemaProblems(document), ...semanticProblems(document)];
-  const fast = await dist('scenario/plain-yaml.js').catch(() => undefined);
-  if (fast) {
+  const readYaml =
+    (await dist('scenario/yaml-text.js').catch(() => undefined))?.readYamlText ?? (await dist('scenario/plain-yaml.js').catch(() => undefined))?.readPlainYaml;
+  if (readYaml) {
     const { readJsonText } = await dist('scenario/json-text.js');
     return {
       parse: (text) => {
         excessiveNestingAt(text);
-        const read = readJsonText(text) ?? fast.readPlainYaml(text);
+        const read = readJsonText(text) ?? readYaml(text);
         if (!read) throw new Error('the fast readers leave this scenario to the full parser');
         return read.value;
       },

@@ -6,7 +6,7 @@
  * either, and for anything that is not JSON, the answer is undefined and the full YAML parser reads
  * the text, naming the line of each problem as before.
  */
-import { UNSUPPORTED_IN_JSON } from './plain-yaml.js';
+import { UNSUPPORTED_IN_JSON } from './yaml-text.js';
 
 /** The document JSON.parse builds from `text`, or undefined when the YAML parser must read it. */
 export function readJsonText(text: string): { value: unknown } | undefined {

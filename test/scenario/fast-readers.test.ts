@@ -1,5 +1,5 @@
 /**
- * The fast readers (plain YAML, plain JSON) must build exactly the document the full YAML parser
+ * The fast readers (js-yaml for YAML, JSON.parse for JSON) must build exactly the document the full YAML parser
  * builds, or step aside: a text they read must be one the full parser accepts without an error,
  * giving a deeply, strictly equal value. Checked on every shipped scenario, on edge cases picked
  * by hand, and on thousands of seeded mutations of real files.
@@ -9,7 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseDocument } from 'yaml';
-import { readPlainYaml } from '../../src/scenario/plain-yaml.js';
+import { readYamlText } from '../../src/scenario/yaml-text.js';
 import { readJsonText } from '../../src/scenario/json-text.js';
 import { SeededRandom } from '../../src/common/random.js';
 
@@ -29,7 +29,7 @@ function fullRead(text: string): { value: unknown } | undefined {
 /** A mismatch description, or undefined when each fast reader agrees with the full parser or steps aside. */
 function disagreement(text: string): string | undefined {
   const full = fullRead(text);
-  for (const [name, read] of [['plain YAML', readPlainYaml], ['JSON', readJsonText]] as const) {
+  for (const [name, read] of [['YAML', readYamlText], ['JSON', readJsonText]] as const) {
     const fast = read(text);
     if (!fast) continue;
     if (!full) return `the ${name} reader accepts a text the full parser refuses: ${JSON.stringify(text)}`;
@@ -51,13 +51,13 @@ const corpusFiles = [
 ];
 const corpus = await Promise.all(corpusFiles.map((f) => readFile(f, 'utf8')));
 
-t.test('every shipped scenario reads the same through the plain YAML reader', async (t) => {
+t.test('every shipped scenario reads the same through the fast YAML reader', async (t) => {
   const shipped = await filesUnder('scenarios', /\.ya?ml$/);
   t.ok(shipped.length >= 10);
   let readFast = 0;
   for (const file of shipped) {
     const text = await readFile(file, 'utf8');
-    if (readPlainYaml(text)) readFast++;
+    if (readYamlText(text)) readFast++;
     t.equal(disagreement(text), undefined, path.basename(file));
   }
   // Today every one is plain; a scenario that needs the full parser may join, but not most of them.
@@ -66,7 +66,7 @@ t.test('every shipped scenario reads the same through the plain YAML reader', as
 
 t.test('the bench rule files stay on the fast path', async (t) => {
   const rules1000 = await readFile(path.join(root, 'bench/scenarios/rules-1000.yaml'), 'utf8');
-  const fast = readPlainYaml(rules1000);
+  const fast = readYamlText(rules1000);
   t.ok(fast);
   t.equal((fast?.value as { rules: unknown[] }).rules.length, 1000);
   t.same(fast?.value, fullRead(rules1000)?.value);
@@ -110,7 +110,7 @@ t.test('hand-picked edge cases: each fast reader agrees or steps aside', async (
 
 t.test('the readers stay on the fast path for the forms scenario files use', async (t) => {
   const yaml = 'scenario: x # name\nrules:\n  - id: a\n    match: { skill: inventory.search, headers: { x-lane: "1" } }\n    error: INTERNAL_ERROR\n  - id: b\n    match:\n      body: [{ pointer: /params/x, equals: -5 }]\n    delay: { ms: 100, jitter_ms: 20 }\n    description: it\'s the dealer\'s reply, slowed\n\n  # a comment\n  - id: c\n    when:\n      probability: 0.5\n';
-  t.ok(readPlainYaml(yaml));
+  t.ok(readYamlText(yaml));
   t.equal(disagreement(yaml), undefined);
   t.ok(readJsonText(JSON.stringify({ rules: [{ id: 'a', error: 'INTERNAL_ERROR' }] }, null, 2)));
   t.ok(readJsonText(JSON.stringify({ rules: [{ id: 'a', error: 'INTERNAL_ERROR' }] }, null, '\t')), 'tab-indented JSON');
@@ -147,7 +147,7 @@ function mutate(text: string, next: () => number): string {
 
 t.test('seeded mutations of real files: the fast readers agree with the full parser or step aside', async (t) => {
   // JSON as people write it: indented with spaces or tabs, with LF, CRLF or (refused by YAML) CR line breaks.
-  const asJson = corpus.filter((text) => readPlainYaml(text)).slice(0, 4).map((text) => fullRead(text)?.value);
+  const asJson = corpus.filter((text) => readYamlText(text)).slice(0, 4).map((text) => fullRead(text)?.value);
   const jsonCorpus = corpus
     .filter((text) => readJsonText(text))
     .concat(asJson.flatMap((value) => [JSON.stringify(value, null, 2), JSON.stringify(value, null, '\t'), JSON.stringify(value, null, 2).replace(/\n/g, '\r\n'), JSON.stringify(value, null, 2).replace(/\n/g, '\r')]));
@@ -164,7 +164,7 @@ t.test('seeded mutations of real files: the fast readers agree with the full par
       const edits = 1 + Math.floor(next() * 3);
       for (let e = 0; e < edits; e++) text = mutate(text, next);
       checked++;
-      if (readPlainYaml(text) || readJsonText(text)) readFast++;
+      if (readYamlText(text) || readJsonText(text)) readFast++;
       const problem = disagreement(text);
       if (problem && failures.length < 5) failures.push(problem);
     }
