@@ -23,9 +23,10 @@ export const UNSUPPORTED_IN_JSON = new RegExp(`[${REFUSED_BY_YAML}]|\\r(?!\\n)|$
  * What the reader leaves to the full parser: refused characters, a lone carriage return, a
  * directive, an anchor, alias or tag where a node may start, a complex key (`? `, or a flow
  * collection before `:`), a null key (js-yaml names it "null", the full parser ""), a comment
- * right after a quote or bracket (js-yaml takes it, the full parser refuses it), a line long enough
- * to hold an implicit key past 1024 characters, a tab in the indentation, an empty block sequence
- * entry (after one, js-yaml lets the next entry's indentation slip). It errs towards leaving text alone: a `*` or `!`
+ * right after a quote or bracket (js-yaml takes it, the full parser refuses it), a tab in the
+ * indentation, an empty block sequence entry (after one, js-yaml lets the next entry's indentation
+ * slip). A line long enough to hold an implicit key past 1024 characters is found by `hasLongLine`
+ * (as a regex it would cost more than the parse). It errs towards leaving text alone: a `*` or `!`
  * after a space inside a quoted string costs only the fast path.
  */
 const LEFT_TO_FULL_PARSER = new RegExp(
@@ -39,7 +40,6 @@ const LEFT_TO_FULL_PARSER = new RegExp(
     String.raw`[\]}][ \t]*:(?:[ \t]|$)`,
     String.raw`(?:^|[\s{,[-])(?:~|null|Null|NULL)?[ \t]*:(?:[ \t]|$)`,
     String.raw`["'\]}]#`,
-    String.raw`[^\n]{1025}`,
     String.raw`^ *\t`,
     String.raw`^[ \t]*-[ \t]*(?:#.*)?$`,
   ].join('|'),
@@ -84,17 +84,22 @@ const isBlank = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n'
 function hasFormsReadLeniently(text: string): boolean {
   const open: string[] = [];
   let keyExpected = false;
-  let lineIndent = 0;
   let flowIndent = 0;
-  for (let i = 0; i < text.length; i++) {
+  // Only these characters matter; the scan jumps from one to the next.
+  const SPECIAL = /["'#[\]{},\n]/g;
+  let last = -1;
+  for (let m = SPECIAL.exec(text); m !== null; m = SPECIAL.exec(text)) {
+    const i = m.index;
     const c = text[i]!;
     const prev = text[i - 1];
+    if (keyExpected && text.slice(last + 1, i).trim() !== '') keyExpected = false;
+    last = i;
     if (c === '\n') {
+      if (open.length === 0) continue;
       let indent = 0;
       while (text[i + 1 + indent] === ' ') indent++;
-      lineIndent = indent;
       const next = text[i + 1 + indent];
-      if (open.length > 0 && indent <= flowIndent && next !== undefined && next !== '\n' && next !== '\r') return true;
+      if (indent <= flowIndent && next !== undefined && next !== '\n' && next !== '\r') return true;
     } else if ((c === '"' || c === "'") && (i === 0 || isBlank(prev) || prev === '[' || prev === '{' || prev === ',')) {
       let j = i + 1;
       for (; j < text.length; j++) {
@@ -105,13 +110,21 @@ function hasFormsReadLeniently(text: string): boolean {
         else if (d === c) break;
       }
       if (j >= text.length) return true;
-      i = j;
+      SPECIAL.lastIndex = j + 1;
+      last = j;
       keyExpected = false;
     } else if (c === '#' && (i === 0 || isBlank(prev))) {
-      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+      const end = text.indexOf('\n', i);
+      if (end < 0) break;
+      SPECIAL.lastIndex = end;
+      last = end - 1;
     } else if (c === '[' || c === '{') {
       if (keyExpected) return true;
-      if (open.length === 0) flowIndent = lineIndent;
+      if (open.length === 0) {
+        const lineStart = text.lastIndexOf('\n', i - 1) + 1;
+        flowIndent = 0;
+        while (text[lineStart + flowIndent] === ' ') flowIndent++;
+      }
       open.push(c);
       keyExpected = c === '{';
     } else if (c === ']' || c === '}') {
@@ -119,16 +132,28 @@ function hasFormsReadLeniently(text: string): boolean {
       keyExpected = false;
     } else if (c === ',') {
       keyExpected = open.at(-1) === '{';
-    } else if (!isBlank(c)) {
-      keyExpected = false;
     }
+  }
+  return false;
+}
+
+/** The full parser refuses an implicit key longer than 1024 characters; js-yaml takes it. */
+const MAX_IMPLICIT_KEY = 1024;
+
+function hasLongLine(text: string): boolean {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (end - start > MAX_IMPLICIT_KEY) return true;
+    start = end + 1;
   }
   return false;
 }
 
 /** The document js-yaml builds from `text`, or undefined when the full parser must read it. */
 export function readYamlText(text: string): { value: unknown } | undefined {
-  if (LEFT_TO_FULL_PARSER.test(text) || hasFormsReadLeniently(text)) return undefined;
+  if (LEFT_TO_FULL_PARSER.test(text) || hasLongLine(text) || hasFormsReadLeniently(text)) return undefined;
   try {
     // An empty document (or one of comments only) is null to the full parser.
     return { value: load(text, { schema: SCENARIO_SCHEMA }) ?? null };
