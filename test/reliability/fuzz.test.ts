@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request, skillRequest } from '../helpers/servers.js';
+import type { EffectKey } from '../../src/scenario/effect-keys.generated.js';
 
 const SEED = Number(process.env.AAP_CHAOS_FUZZ_SEED ?? Date.now() % 1_000_000);
 const CASES = Number(process.env.AAP_CHAOS_FUZZ_CASES ?? 3_000);
@@ -30,22 +31,22 @@ function prng(seed: number): () => number {
 }
 
 // One rule of every effect kind, each picked by an exact header, so a case chooses which it hits.
-const EFFECTS: Record<string, string> = {
-  error: 'error: VEHICLE_UNAVAILABLE',
-  a2a: 'a2a_error: TASK_NOT_FOUND',
-  require: 'require: { extension: true }',
-  limit: 'rate_limit: { limit: 1, window_ms: 60000 }',
-  http: 'http: { status: 503, body: "down" }',
-  reset: 'network: reset',
-  hang: 'network: { hang_ms: 50 }',
-  malformed: 'network: malformed_json',
-  cut: 'network: { truncate_bytes: 30 }',
-  delay: 'delay: { ms: 5 }',
-  patch: 'patch: [{ op: add, path: /fuzz, value: 1 }]',
-  envelope: 'envelope: { shuffle: true, unknown_detail: true }',
-  stream: 'stream: { delay_ms: 1 }',
-  bandwidth: 'bandwidth: { bytes_per_s: 200000 }',
+// Keyed by the registry's effect keys: a new effect does not compile here until it has a rule.
+const EXAMPLES: Record<EffectKey, Record<string, string>> = {
+  error: { error: 'error: VEHICLE_UNAVAILABLE' },
+  a2a_error: { a2a: 'a2a_error: TASK_NOT_FOUND' },
+  require: { require: 'require: { extension: true }' },
+  rate_limit: { limit: 'rate_limit: { limit: 1, window_ms: 60000 }' },
+  http: { http: 'http: { status: 503, body: "down" }' },
+  network: { reset: 'network: reset', hang: 'network: { hang_ms: 50 }', malformed: 'network: malformed_json', cut: 'network: { truncate_bytes: 30 }' },
+  delay: { delay: 'delay: { ms: 5 }' },
+  patch: { patch: 'patch: [{ op: add, path: /fuzz, value: 1 }]' },
+  envelope: { envelope: 'envelope: { shuffle: true, unknown_detail: true }' },
+  stream: { stream: 'stream: { delay_ms: 1 }' },
+  bandwidth: { bandwidth: 'bandwidth: { bytes_per_s: 200000 }' },
+  card: { card: 'card: { delay: { ms: 5 } }' },
 };
+const EFFECTS: Record<string, string> = Object.assign({}, ...Object.values(EXAMPLES));
 const SCENARIO = `scenario: fuzz\nrules:\n${Object.entries(EFFECTS)
   .map(([id, effect]) => `  - id: ${id}\n    match: { headers: { x-fuzz-rule: ${id} } }\n    ${effect}\n`)
   .join('')}  - id: pattern\n    match: { headers: { x-fuzz-pattern: { regex: "(a+)+$" } } }\n    error: INTERNAL_ERROR\n`;

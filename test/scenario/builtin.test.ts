@@ -5,6 +5,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILTIN_SCENARIO_DIR, listBuiltinScenarios, loadScenarioRef } from '../../src/scenario/load.js';
 import { terminalEffectsOf } from '../../src/scenario/effect-kinds.js';
+import { MODIFIER_EFFECTS } from '../../src/scenario/effect-keys.generated.js';
+
+/** The modifiers of the dealer's replies, from the registry's list: `card` acts on the agent card and is counted apart. */
+const REPLY_MODIFIERS: readonly string[] = MODIFIER_EFFECTS.filter((k) => k !== 'card');
 
 const EXPECTED = [
   'activation-required',
@@ -51,7 +55,7 @@ t.test('each scenario uses the effects its name promises', async (t) => {
   const effectsOf = async (name: string) => {
     const r = await loadScenarioRef(name);
     if (!r.ok) throw new Error(`${name} must load`);
-    return r.scenario.rules!.flatMap((rule) => [...terminalEffectsOf(rule), ...Object.keys(rule).filter((k) => ['delay', 'patch', 'envelope', 'stream', 'bandwidth'].includes(k))]);
+    return r.scenario.rules!.flatMap((rule) => [...terminalEffectsOf(rule), ...Object.keys(rule).filter((k) => REPLY_MODIFIERS.includes(k))]);
   };
   t.same(await effectsOf('passthrough'), []);
   t.ok((await effectsOf('rate-limit-storm')).every((e) => e === 'rate_limit'));
@@ -61,7 +65,7 @@ t.test('each scenario uses the effects its name promises', async (t) => {
   t.ok((await effectsOf('lossy-envelope')).includes('envelope'));
   t.ok((await effectsOf('stream-chaos')).every((e) => e === 'stream'));
   const card = await loadScenarioRef('card-chaos');
-  t.ok(card.ok && card.scenario.rules!.every((r) => r.card !== undefined && terminalEffectsOf(r).length === 0 && !['delay', 'patch', 'envelope', 'stream', 'bandwidth'].some((k) => k in r)), 'card-chaos has card effects only');
+  t.ok(card.ok && card.scenario.rules!.every((r) => r.card !== undefined && terminalEffectsOf(r).length === 0 && !REPLY_MODIFIERS.some((k) => k in r)), 'card-chaos has card effects only');
   t.ok((await effectsOf('slow-dealer')).every((e) => e === 'delay' || e === 'bandwidth'));
   const network = await effectsOf('network-chaos');
   t.ok(network.includes('network') && network.includes('http'));
