@@ -12,7 +12,6 @@ import type { ObservedSection } from '../observe/live-grader.js';
 import type { Profile } from '../protocol/codes.js';
 import type { ProfileOrigin } from '../proxy/profile.js';
 import type { ScenarioSource } from '../scenario/source.js';
-import type { ScenarioInput } from '../scenario/input.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 import type { StateStatus } from '../engine/shared-store.js';

@@ -25,8 +25,6 @@ export interface Decision {
   fired: string[];
   /** One sentence per effect applied and per rule max_active_faults held back, in order (the journal's `effects`). */
   sentences: string[];
-  /** @deprecated The same array as `sentences`, under the journal's name for it (kept for callers of decide()). */
-  readonly effects: string[];
   /** Every effect that acted, in order: the one record the journal's `faults` and the metrics come from. */
   applied: AppliedEffect[];
   terminal?: { ruleId: string; action: TerminalAction };
@@ -63,7 +61,6 @@ export const PASS_THROUGH: Decision = Object.freeze({
   matched: Object.freeze([]) as unknown as string[],
   fired: Object.freeze([]) as unknown as string[],
   sentences: NO_SENTENCES,
-  effects: NO_SENTENCES,
   applied: Object.freeze([]) as unknown as AppliedEffect[],
   plan: Object.freeze({ ...emptyPlan(), json: Object.freeze([]) as unknown as ReplyPlan['json'], stream: Object.freeze([]) as unknown as ReplyPlan['stream'] }),
   release: noop,

@@ -6,11 +6,11 @@
 import { AAP_CODES, isAapCode, type AapCode } from '../protocol/codes.js';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Rule, Scenario } from '../scenario/types.generated.js';
-import type { EffectContext, ModifierEffect, TerminalAction, TerminalEffect } from '../effects/effect.js';
+import type { EffectContext, ModifierEffect, TerminalEffect } from '../effects/effect.js';
 import type { ReplyPlan } from '../effects/reply-plan.js';
 import { createErrorEffect } from '../effects/error.js';
 import { effectsOf } from '../effects/registry.js';
-import { PASS_THROUGH, type AppliedEffect, type Decision, type DecisionInput, type RuleStatus, type ScenarioEngine } from './decision.js';
+import { PASS_THROUGH, type Decision, type DecisionInput, type RuleStatus, type ScenarioEngine } from './decision.js';
 import { compileMatch, dealerHolds, RuleIndex, type CompiledMatch } from './match.js';
 import { fires } from './when.js';
 import { fire } from './fire.js';
@@ -98,10 +98,6 @@ class DecisionDraft implements Decision {
     private readonly session: SessionState,
     private readonly maxActive: number | undefined,
   ) {}
-
-  get effects(): string[] {
-    return this.sentences;
-  }
 
   /** Takes one of the session's max_active_faults slots (once per request); false when none is free. */
   takeSlot(): boolean {

@@ -144,10 +144,6 @@ export function isAapCode(value: unknown): value is AapCode {
   return typeof value === 'string' && (AAP_CODES as readonly string[]).includes(value);
 }
 
-export function isA2aErrorName(value: unknown): value is A2aErrorName {
-  return typeof value === 'string' && (A2A_ERROR_NAMES as readonly string[]).includes(value);
-}
-
 /**
  * Which envelope profile an AAP extension URI implies: v1.3 and everything before it
  * (including the a2a-automotive-retail URIs) is 1.3; the draft URI and anything newer is 2.0.

@@ -19,7 +19,7 @@ import { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { SOURCE_HEADER } from './marker-headers.js';
 import { HostCheck, refuseHost } from './host-check.js';
-import { createListener, schemeOf, type TlsPair } from './tls.js';
+import { createListener, type TlsPair } from './tls.js';
 import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
 import type { Recorder } from '../recording/recorder.js';

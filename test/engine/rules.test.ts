@@ -90,7 +90,7 @@ t.test('when: probability draws from the seed; the same seed and traffic give th
   const decide = (seed: number) => {
     const engine = createEngine(loaded.scenario, { seed });
     const req = classifyRequest({ method: 'POST', url: '/a2a', headers: {}, clientIp: '1', body: Buffer.from(skillRequest('inventory.search')) });
-    return Array.from({ length: 24 }, () => engine.decide({ request: req, profile: '1.3', extensionUri: 'u' }).effects.join('|'));
+    return Array.from({ length: 24 }, () => engine.decide({ request: req, profile: '1.3', extensionUri: 'u' }).sentences.join('|'));
   };
   t.notSame(decide(7), decide(8), '--seed overrides and changes the decisions');
   t.same(decide(7), a, 'the file seed and --seed 7 agree');
@@ -155,6 +155,5 @@ t.test('a decision of terminal effects alone shares the empty plan; a modifier g
   t.not(delayed.plan, PASS_THROUGH.plan, 'modifiers write into a plan of their own');
   t.equal(delayed.plan.delayMs, 12, 'both delays are in it');
   t.equal(PASS_THROUGH.plan.delayMs, 0, 'the shared empty plan is untouched');
-  t.same(delayed.effects, delayed.sentences, 'the deprecated name still reads the sentences');
   delayed.release();
 });
