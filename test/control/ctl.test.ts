@@ -126,7 +126,7 @@ t.test('ctl report prints the verdict table, or JSON with --json', async (t) => 
   await callSkill(rt.url, 'inventory.search');
   const table = await ctl(rt, ['report']);
   t.equal(table.code, 0);
-  t.match(table.text, /CHECK +CLIENT +VERDICT/);
+  t.match(table.text, /CHECK +ID +CLIENT +VERDICT/);
   const json = await ctl(rt, ['report', '--json']);
   t.type(JSON.parse(json.text).ok, 'boolean');
 });
