@@ -2,7 +2,7 @@
 // dealers a, b and c; and a one-dealer journal, which is graded exactly as before.
 import t from 'tap';
 import { buildReport } from '../../src/report/report.js';
-import { CHECK_NAMES, CHECKS } from '../../src/report/checks/index.js';
+import { ONE_DEALER_CHECK_NAMES } from '../../src/report/checks/index.js';
 import { JournalBuilder, grade, reply } from './journal-builder.js';
 
 const search = (dealer: string) => ({ dealer, method: 'SendMessage' });
@@ -13,7 +13,7 @@ t.test('a one-dealer journal is not graded across dealers', async (t) => {
   j.at(0);
   t.same(
     buildReport(j.entries).checks.map((c) => c.check),
-    CHECK_NAMES.filter((name) => !CHECKS[name].acrossDealers),
+    [...ONE_DEALER_CHECK_NAMES],
   );
 });
 

@@ -39,4 +39,7 @@ export const CHECKS: Readonly<Record<CheckName, Check>> = {
   'slow-dealer': slowDealerCheck,
 };
 
+/** The checks a journal of one dealer is graded by: all but those across dealers. */
+export const ONE_DEALER_CHECK_NAMES: readonly CheckName[] = CHECK_NAMES.filter((name) => !CHECKS[name].acrossDealers);
+
 export type { Check, CheckOutcome, ClientJournal, Verdict } from './check.js';
