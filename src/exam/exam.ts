@@ -26,6 +26,8 @@ export interface ExamOptions {
   seeds: number;
   /** First seed (default: the scenario's own seed, else 1); further seeds count up from it. */
   seed?: number;
+  /** Runs of the same seed (for buyers that are not deterministic on their own); default 1. */
+  repeat?: number;
   /** Runs side by side. */
   parallel: number;
   /** A buyer exit code other than 0 is a FAIL. */
@@ -40,18 +42,21 @@ export interface ExamOptions {
 export interface PlannedRun {
   battery: BatteryScenario;
   seed: number;
+  /** Position among the scenario's runs (seed by seed, each repeated). */
+  trial: number;
 }
 
-/** Scenario × seed, in battery order. */
-export function planRuns(battery: BatteryScenario[], opts: Pick<ExamOptions, 'seeds' | 'seed'>): PlannedRun[] {
+/** Scenario × seed × repeat, in battery order. */
+export function planRuns(battery: BatteryScenario[], opts: Pick<ExamOptions, 'seeds' | 'seed' | 'repeat'>): PlannedRun[] {
+  const repeat = opts.repeat ?? 1;
   return battery.flatMap((b) => {
     const first = opts.seed ?? b.scenario.seed ?? 1;
-    return Array.from({ length: opts.seeds }, (_, i) => ({ battery: b, seed: first + i }));
+    return Array.from({ length: opts.seeds * repeat }, (_, i) => ({ battery: b, seed: first + Math.floor(i / repeat), trial: i }));
   });
 }
 
 async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> {
-  const { battery, seed } = planned;
+  const { battery, seed, trial } = planned;
   const runtime = await startRuntime({ port: 0, adminPort: 0, target: opts.target, scenario: battery.scenario, seed, profile: opts.profile });
   let buyer;
   try {
@@ -69,7 +74,7 @@ async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> 
     // Every request has finished and journaled itself once the proxy is closed.
     await runtime.close();
   }
-  return gradeRun(battery.name, seed, buyer, runtime.report(), runtime.journal.all(), opts.requireExit0);
+  return gradeRun(battery.name, seed, trial, buyer, runtime.report(), runtime.journal.all(), opts.requireExit0);
 }
 
 export interface ExamResult {
@@ -77,8 +82,9 @@ export interface ExamResult {
   battery: BatteryScenario[];
 }
 
-export async function runExam(opts: ExamOptions): Promise<ExamResult> {
-  const battery = withUntidyTwins(await loadBattery(await scenarioRefs(opts)));
+/** Runs the exam over `loaded` (the battery with its untidy twins), else over the battery the options name. */
+export async function runExam(opts: ExamOptions, loaded?: BatteryScenario[]): Promise<ExamResult> {
+  const battery = loaded ?? withUntidyTwins(await loadBattery(await scenarioRefs(opts)));
   const planned = planRuns(battery, opts);
   const runs: ExamRun[] = [];
   let next = 0;
