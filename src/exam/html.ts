@@ -42,7 +42,8 @@ const LEGEND =
   '<span><i style="background:#6b7486"></i>no reply</span><span><i style="background:#3b7dd8;opacity:.35"></i>retry hint (wait asked for)</span>' +
   '<span>▼ rule fired · curve: retry of the error it answers · outlined: evidence of a FAIL</span></p>';
 
-const runKey = (card: Scorecard, run: ExamRun) => `${card.scenarios.findIndex((s) => s.scenario === run.scenario)}-${run.seed}`;
+// By trial, not seed: --repeat runs one seed several times.
+const runKey = (card: Scorecard, run: ExamRun) => `${card.scenarios.findIndex((s) => s.scenario === run.scenario)}-${run.trial}`;
 export const evidenceAnchor = (key: string, check: string) => `ev-${key}-${check}`;
 const lineAnchor = (key: string, id: string) => `j-${key}-${id}`;
 
@@ -50,7 +51,10 @@ function cell(card: Scorecard, scenarioIndex: number, check: ExamCheck, verdict:
   const s = card.scenarios[scenarioIndex]!;
   if (verdict === 'FAIL' || verdict === 'FLAKY') {
     const run = s.runs.find((r) => r.verdicts[check] === 'FAIL')!;
-    return `<td class="${verdict}"><a href="#${evidenceAnchor(runKey(card, run), check)}">${verdict}</a></td>`;
+    const expected = card.baseline?.expected.find((e) => e.scenario === s.scenario && e.check === check);
+    const label = expected ? `EXPECTED ${verdict}` : verdict;
+    const title = expected ? ` title="${escapeHtml(`${card.baseline!.file}:${expected.line}: ${expected.reason}`)}"` : '';
+    return `<td class="${expected ? 'NE' : verdict}"${title}><a href="#${evidenceAnchor(runKey(card, run), check)}">${label}</a></td>`;
   }
   return verdict === 'PASS' ? '<td class="PASS">PASS</td>' : `<td class="NE">${verdict}</td>`;
 }
@@ -100,7 +104,8 @@ function runSection(card: Scorecard, run: ExamRun): string {
 export function examHtml(card: Scorecard, generatedAt = new Date()): string {
   const { pass, fail, flaky, not_exercised } = card.summary;
   const overall = card.verdict;
-  const missing = card.incomplete.length > 0 ? `<p>Never passed: ${card.incomplete.map((i) => escapeHtml(`${i.check}${i.id ? ` (${i.id})` : ''} ${i.verdict}`)).join(', ')}</p>` : '';
+  const stale = (card.baseline?.stale ?? []).map((e) => `<p class="stale">STALE ${escapeHtml(`${card.baseline!.file}:${e.line}: ${e.requirement}${e.scenario ? ` in ${e.scenario}` : ''} now passes in every run it covers; delete this entry from the baseline`)}</p>`);
+  const missing = (card.incomplete.length > 0 ? `<p>Never passed: ${card.incomplete.map((i) => escapeHtml(`${i.check}${i.id ? ` (${i.id})` : ''} ${i.verdict}`)).join(', ')}</p>` : '') + stale.join('');
   const sections = card.scenarios.map((s, i) => {
     const flakyNote = s.flaky ? ' <span class="verdict bad">FLAKY</span>' : '';
     return `<section id="sc-${i}"><h2>${escapeHtml(s.scenario)}${flakyNote}${s.ref !== s.scenario ? ` <span class="muted">${escapeHtml(s.ref)}</span>` : ''}</h2>${s.runs.map((r) => runSection(card, r)).join('\n')}</section>`;

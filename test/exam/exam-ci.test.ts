@@ -22,13 +22,14 @@ t.test('--write-baseline then --baseline: an expected FAIL keeps exit 0; once fi
   t.same([...text.matchAll(/requirement: (\S+)/g)].map((m) => m[1]), ['AAP-BUYER-001', 'AAP-BUYER-007'], 'the FAILs of the run (the resent search also storms), nothing else');
 
   const [expected, stale] = await Promise.all([
-    exam([...scenario, '--seed', '1', '--baseline', file, '--junit', path.join(dir, 'x.xml'), ...buyer]),
+    exam([...scenario, '--seed', '1', '--baseline', file, '--junit', path.join(dir, 'x.xml'), '--html', path.join(dir, 'x.html'), ...buyer]),
     exam([...scenario, '--seed', '2', '--baseline', file, '--json', ...buyer]),
   ]);
   t.equal(expected.code, 0, expected.err);
   t.match(expected.out, /^throttle-once +XFAIL /m);
   t.match(expected.out, new RegExp(`^EXPECTED FAIL throttle-once retry-after \\(AAP-BUYER-001\\): TODO \\[${file.replace(/[.]/g, '\\.')}:3\\]$`, 'm'));
   t.match(readFileSync(path.join(dir, 'x.xml'), 'utf8'), /<skipped message="EXPECTED FAIL/);
+  t.match(readFileSync(path.join(dir, 'x.html'), 'utf8'), /<td class="NE" title="[^"]*aap-baseline\.yaml:3: TODO"><a href="#ev-0-0-retry-after">EXPECTED FAIL<\/a>/);
 
   t.equal(stale.code, 1, stale.err);
   const json = JSON.parse(stale.out) as { verdict: string; baseline: { stale: { requirement: string; line: number }[] } };
