@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument, isMap, isSeq, stringify, type Node } from 'yaml';
 import { CHECK_NAMES, CHECKS, type CheckName } from '../report/checks/index.js';
-import type { ExamCheck, Scorecard } from './scorecard.js';
+import type { BaselineOutcome, ExamCheck, Scorecard } from './scorecard.js';
 
 /** A baseline is a short hand-written list: anything larger is a mistake, not a baseline. */
 const MAX_BYTES = 1024 * 1024;
@@ -78,15 +78,6 @@ export function parseBaseline(file: string, text: string, scenarios: readonly st
     return { requirement, scenario: scenario as string | undefined, reason, line };
   });
   return { file, entries };
-}
-
-/** What a baseline did to a scorecard. */
-export interface BaselineOutcome {
-  file: string;
-  /** FAILs (or FLAKY cells) the baseline covers. */
-  expected: { scenario: string; check: ExamCheck; requirement: string; reason: string; line: number }[];
-  /** Entries whose requirement passed in every run they cover: delete them. */
-  stale: BaselineEntry[];
 }
 
 const covers = (entry: BaselineEntry, scenario: string, check: ExamCheck) => ID_TO_CHECK.get(entry.requirement) === check && (entry.scenario === undefined || entry.scenario === scenario);

@@ -11,7 +11,6 @@ import { CHECK_NAMES, CHECKS, type CheckName, type Verdict } from '../report/che
 import type { JournalEntry } from '../journal/entry.js';
 import type { Report } from '../report/report.js';
 import type { BuyerRun } from './buyer-process.js';
-import type { BaselineOutcome } from './baseline.js';
 import { passK } from './pass-k.js';
 
 /** The column `--require-exit-0` adds: the buyer must end with exit code 0. */
@@ -34,6 +33,15 @@ export interface ExamRun {
   /** Explanations the exam found itself (a differential check), where the run's report has none. */
   explanations: Partial<Record<ExamCheck, string>>;
   ok: boolean;
+}
+
+/** What a baseline did to a scorecard. */
+export interface BaselineOutcome {
+  file: string;
+  /** FAILs (or FLAKY cells) the baseline covers. */
+  expected: { scenario: string; check: ExamCheck; requirement: string; reason: string; line: number }[];
+  /** Entries whose requirement passed in every run they cover: delete them. */
+  stale: { requirement: string; scenario?: string; reason: string; line: number }[];
 }
 
 /** What the exam says overall. */
