@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { applyBaseline, BaselineError, baselineYaml, loadBaseline, parseBaseline } from './baseline.js';
 import { BatteryError, loadBattery, scenarioRefs } from './battery.js';
 import { withUntidyTwins } from './differential.js';
+import { formatReproducers, shrinkFailures } from './shrink-run.js';
 import { BuyerStartError } from './buyer-process.js';
 import { runExam, type ExamOptions } from './exam.js';
 import { examHtml } from './html.js';
@@ -36,6 +37,10 @@ AAP_CHAOS_ADMIN_URL and AAP_CHAOS_SEED are set too.
                        in every run it covers is STALE and fails the exam (delete it)
   --write-baseline FILE  write this run's FAILs as a baseline (reason: TODO; reasons of a --baseline
                        kept); the exit code is the one this run has with that baseline
+  --shrink             for each FAIL, re-run the buyer with subsets of the faults that fired until a
+                       minimal set still FAILs; write it to repro/<scenario>-<check>-seed<N>.yaml
+                       and print the command that reproduces it
+  --shrink-budget N    buyer runs --shrink may spend over the whole exam (default 30; implies --shrink)
   --parallel N         runs side by side, each on its own proxy (default 1)
   --profile P          auto | 1.3 | 2.0 (default: the scenario's, else auto)
   --require-exit-0     a buyer exit code other than 0 is a FAIL
@@ -82,7 +87,7 @@ function nonEmpty(value: string | undefined, flag: string): string | undefined {
 
 type ListRequest = { list: 'requirements'; profile?: Profile; json: boolean };
 
-type ExamCommandOptions = ExamOptions & { json: boolean; junit?: string; html?: string; baseline?: string; writeBaseline?: string };
+type ExamCommandOptions = ExamOptions & { json: boolean; junit?: string; html?: string; baseline?: string; writeBaseline?: string; shrinkBudget?: number };
 
 export function parseExamArgs(argv: string[]): ExamCommandOptions | ListRequest | 'help' {
   const split = argv.indexOf('--');
@@ -102,6 +107,8 @@ export function parseExamArgs(argv: string[]): ExamCommandOptions | ListRequest 
         seed: { type: 'string' },
         parallel: { type: 'string' },
         repeat: { type: 'string' },
+        shrink: { type: 'boolean' },
+        'shrink-budget': { type: 'string' },
         baseline: { type: 'string' },
         'write-baseline': { type: 'string' },
         profile: { type: 'string' },
@@ -143,6 +150,7 @@ export function parseExamArgs(argv: string[]): ExamCommandOptions | ListRequest 
     seed,
     parallel: positiveInt(values.parallel, 'parallel', 1),
     repeat: positiveInt(values.repeat, 'repeat', 1),
+    shrinkBudget: values.shrink || values['shrink-budget'] !== undefined ? positiveInt(values['shrink-budget'], 'shrink-budget', 30) : undefined,
     baseline: nonEmpty(values.baseline, 'baseline'),
     writeBaseline: nonEmpty(values['write-baseline'], 'write-baseline'),
     profile: values.profile as ExamOptions['profile'],
@@ -212,6 +220,7 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
       return 2;
     }
   }
-  io.out(opts.json ? JSON.stringify(scorecardJson(scorecard), null, 2) : formatScorecard(scorecard));
+  const reproducers = opts.shrinkBudget === undefined ? undefined : await shrinkFailures(scorecard.scenarios.flatMap((s) => s.runs), result.battery, opts, opts.shrinkBudget);
+  io.out(opts.json ? JSON.stringify({ ...(scorecardJson(scorecard) as object), ...(reproducers ? { reproducers } : {}) }, null, 2) : formatScorecard(scorecard) + (reproducers ? `\n${formatReproducers(reproducers)}` : ''));
   return scorecard.exitCode;
 }

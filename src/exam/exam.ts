@@ -55,7 +55,8 @@ export function planRuns(battery: BatteryScenario[], opts: Pick<ExamOptions, 'se
   });
 }
 
-async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> {
+/** One buyer run against a proxy of its own (the shrinker re-runs through this too). */
+export async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> {
   const { battery, seed, trial } = planned;
   const runtime = await startRuntime({ port: 0, adminPort: 0, target: opts.target, scenario: battery.scenario, seed, profile: opts.profile });
   let buyer;
