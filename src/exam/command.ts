@@ -207,9 +207,17 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
     return 2;
   }
   const { scorecard } = result;
+  // Shrinking first, so the HTML report can link each FAIL to its reproducer.
+  let reproducers;
+  try {
+    reproducers = opts.shrinkBudget === undefined ? undefined : await shrinkFailures(scorecard.scenarios.flatMap((s) => s.runs), result.battery, opts, opts.shrinkBudget);
+  } catch (e) {
+    io.err(`aap-chaos exam: --shrink: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    return 2;
+  }
   const files: [string | undefined, string, () => string][] = [
     [opts.junit, '--junit', () => examJUnit(scorecard)],
-    [opts.html, '--html', () => examHtml(scorecard)],
+    [opts.html, '--html', () => examHtml(scorecard, new Date(), reproducers)],
   ];
   for (const [file, flag, render] of files) {
     if (file === undefined) continue;
@@ -220,7 +228,6 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
       return 2;
     }
   }
-  const reproducers = opts.shrinkBudget === undefined ? undefined : await shrinkFailures(scorecard.scenarios.flatMap((s) => s.runs), result.battery, opts, opts.shrinkBudget);
   io.out(opts.json ? JSON.stringify({ ...(scorecardJson(scorecard) as object), ...(reproducers ? { reproducers } : {}) }, null, 2) : formatScorecard(scorecard) + (reproducers ? `\n${formatReproducers(reproducers)}` : ''));
   return scorecard.exitCode;
 }

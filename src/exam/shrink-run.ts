@@ -14,12 +14,16 @@ import type { BatteryScenario } from './battery.js';
 export interface Reproducer {
   scenario: string;
   seed: number;
+  /** The run it came from (its position among the scenario's runs). */
+  trial: number;
   check: ExamCheck;
   requirement?: string;
   /** Written file, when the FAIL reproduced. */
   file?: string;
   /** The faults of the minimal set, as "rule on skill #nth". */
   faults: string[];
+  /** Journal ids, in the run it came from, of the requests those faults hit. */
+  entries: string[];
   reproducible: boolean;
   oneMinimal: boolean;
   runs: number;
@@ -43,11 +47,11 @@ export async function shrinkFailures(runs: readonly ExamRun[], battery: readonly
         const again = await runOne({ battery: { ref: name, name, scenario }, seed: run.seed, trial: 0 }, { ...opts, progress: undefined });
         return again.verdicts[check] === 'FAIL';
       };
-      const base = { scenario: run.scenario, seed: run.seed, check, requirement: requirementIdOf(check) };
+      const base = { scenario: run.scenario, seed: run.seed, trial: run.trial, check, requirement: requirementIdOf(check) };
       if (spent >= budget) break;
       spent++;
       if (!(await fails(all))) {
-        found.push({ ...base, faults: [], reproducible: false, oneMinimal: false, runs: 1 });
+        found.push({ ...base, faults: [], entries: [], reproducible: false, oneMinimal: false, runs: 1 });
         continue;
       }
       const result = await ddmin(all, fails, budget - spent);
@@ -56,7 +60,7 @@ export async function shrinkFailures(runs: readonly ExamRun[], battery: readonly
       await mkdir(dir, { recursive: true });
       await writeFile(file, reproYaml(pinnedScenario(b.scenario, name, run.seed, result.minimal), check, base.requirement, run.scenario), 'utf8');
       const command = `npx aap-chaos exam --scenarios ${quote(file)} --seed ${run.seed} -- ${opts.command.map(quote).join(' ')}`;
-      found.push({ ...base, file, faults: result.minimal.map((f) => `${f.rule.id} on ${f.skill} #${f.nth}`), reproducible: true, oneMinimal: result.oneMinimal, runs: result.runs + 1, command });
+      found.push({ ...base, file, faults: result.minimal.map((f) => `${f.rule.id} on ${f.skill} #${f.nth}`), entries: result.minimal.map((f) => f.entry), reproducible: true, oneMinimal: result.oneMinimal, runs: result.runs + 1, command });
     }
   }
   return found;

@@ -1,5 +1,5 @@
 /**
- * The pieces of fault shrinking (not yet wired to the exam's command line): delta debugging over
+ * The pieces of fault shrinking (shrink-run.ts runs them for `--shrink`): delta debugging over
  * the faults that fired in a failing run, and each firing turned into a rule pinned to the request
  * it hit, by skill and position (`match: {skill}`, `when: {after: nth - 1, times: 1}`), so a
  * subset of firings is itself a scenario.

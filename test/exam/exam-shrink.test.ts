@@ -20,7 +20,7 @@ const reproducers = (out: string) => (JSON.parse(out) as { reproducers: Reproduc
 
 t.test('shrinks twelve faults to the three that matter, within budget, and the reproducer reproduces', async (t) => {
   const [full, tight, flaky] = await Promise.all([
-    exam([...scenario, '--shrink', ...buyer], {}, dir),
+    exam([...scenario, '--shrink', '--html', 'exam.html', ...buyer], {}, dir),
     // In a folder of its own: its reproducer has the same name as the full shrink's.
     exam([...scenario, '--shrink-budget', '4', ...buyer], {}, mkdtempSync(path.join(dir, 'tight-'))),
     exam([...scenario, '--shrink', ...buyer], { ONCE_FILE: path.join(dir, 'once') }, dir),
@@ -35,6 +35,10 @@ t.test('shrinks twelve faults to the three that matter, within budget, and the r
   t.match(text, /^# Minimal reproducer: retry-after \(AAP-BUYER-001\)/);
   t.equal(text.match(/- id: /g)?.length, 3);
   t.match(retry.command, /^npx aap-chaos exam --scenarios repro\/twelve-throttles-retry-after-seed1\.yaml --seed 1 -- /);
+
+  const html = readFileSync(path.join(dir, 'exam.html'), 'utf8');
+  t.match(html, /Minimal reproducer: <a href="repro\/twelve-throttles-retry-after-seed1\.yaml">/, 'the HTML report links the FAIL to its reproducer');
+  t.match(html, /<li><a href="#j-0-0-[0-9A-Z]+">throttle-search on inventory\.search #6<\/a><\/li>/, 'and links each minimal fault to its request');
 
   t.equal(tight.code, 1, tight.err);
   const spent = reproducers(tight.out);
