@@ -5,7 +5,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { BatteryError } from '../exam/battery.js';
+import { applyBaseline, BaselineError, baselineYaml, loadBaseline, parseBaseline } from '../exam/baseline.js';
+import { BatteryError, loadBattery, scenarioRefs } from '../exam/battery.js';
+import { withUntidyTwins } from '../exam/differential.js';
+import { formatReproducers, shrinkFailures } from '../exam/shrink-run.js';
 import { checkOption, RUN_OPTIONS } from '../options.js';
 import { BuyerStartError, stopRunningBuyers } from '../exam/buyer-process.js';
 import { runExam, type ExamOptions } from '../exam/exam.js';
@@ -34,6 +37,17 @@ base URLs in AAP_DEALER_URLS); AAP_CHAOS_SCENARIO, AAP_CHAOS_ADMIN_URL and AAP_C
   --timeout DURATION   how long one buyer run may take, then its process group is stopped (default 60s)
   --seeds N            run each scenario under N seeds; verdicts that differ are FLAKY (default 1)
   --seed N             the first seed (default: the scenario's own, else 1)
+  --repeat K           run each scenario and seed K times (a buyer that is not deterministic on its
+                       own); with --seeds or --repeat the scorecard shows pass^k and pass@1 per check
+  --baseline FILE      YAML or JSON list of {requirement, scenario?, reason}: FAILs it covers are
+                       EXPECTED FAIL and do not fail the exam; an entry whose requirement now passes
+                       in every run it covers is STALE and fails the exam (delete it)
+  --write-baseline FILE  write this run's FAILs as a baseline (reason: TODO; reasons of a --baseline
+                       kept); the exit code is the one this run has with that baseline
+  --shrink             for each FAIL, re-run the buyer with subsets of the faults that fired until a
+                       minimal set still FAILs; write it to repro/<scenario>-<check>-seed<N>.yaml
+                       and print the command that reproduces it
+  --shrink-budget N    buyer runs --shrink may spend over the whole exam (default 30; implies --shrink)
   --parallel N         runs side by side, each on its own proxy (default 1)
   --profile P          auto | 1.3 | 2.0 (default: the scenario's, else auto)
   --require-exit-0     a buyer exit code other than 0 is a FAIL
@@ -75,9 +89,16 @@ function duration(value: string | undefined, flag: string, fallback: number): nu
   return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
 }
 
+function nonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new UsageError(`--${flag}: give a file name`);
+  return value;
+}
+
 type ListRequest = { list: 'requirements'; profile?: Profile; json: boolean };
 
-export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; junit?: string; html?: string }) | ListRequest | 'help' {
+type ExamCommandOptions = ExamOptions & { json: boolean; junit?: string; html?: string; baseline?: string; writeBaseline?: string; shrinkBudget?: number };
+
+export function parseExamArgs(argv: string[]): ExamCommandOptions | ListRequest | 'help' {
   const split = argv.indexOf('--');
   const flags = split >= 0 ? argv.slice(0, split) : argv;
   const command = split >= 0 ? argv.slice(split + 1) : [];
@@ -97,6 +118,11 @@ export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; j
         seeds: { type: 'string' },
         seed: { type: 'string' },
         parallel: { type: 'string' },
+        repeat: { type: 'string' },
+        shrink: { type: 'boolean' },
+        'shrink-budget': { type: 'string' },
+        baseline: { type: 'string' },
+        'write-baseline': { type: 'string' },
         profile: { type: 'string' },
         'require-exit-0': { type: 'boolean' },
         'allow-incomplete': { type: 'boolean' },
@@ -148,6 +174,10 @@ export function parseExamArgs(argv: string[]): (ExamOptions & { json: boolean; j
     seeds: positiveInt(values.seeds, 'seeds', 1),
     seed,
     parallel: positiveInt(values.parallel, 'parallel', 1),
+    repeat: positiveInt(values.repeat, 'repeat', 1),
+    shrinkBudget: values.shrink || values['shrink-budget'] !== undefined ? positiveInt(values['shrink-budget'], 'shrink-budget', 30) : undefined,
+    baseline: nonEmpty(values.baseline, 'baseline'),
+    writeBaseline: nonEmpty(values['write-baseline'], 'write-baseline'),
     profile: values.profile as ExamOptions['profile'],
     requireExit0: values['require-exit-0'] ?? false,
     allowIncomplete: values['allow-incomplete'] ?? false,
@@ -179,9 +209,23 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
   let result;
   const stopOnSignal = stopBuyersOnSignals(io);
   try {
-    result = await runExam({ ...opts, progress: opts.json ? undefined : (line) => io.err(`exam: ${line}`) });
+    // The baseline is checked against the battery before any buyer starts.
+    const battery = withUntidyTwins(await loadBattery(await scenarioRefs(opts)));
+    const baseline = opts.baseline === undefined ? undefined : await loadBaseline(opts.baseline, battery.map((b) => b.name));
+    result = await runExam({ ...opts, progress: opts.json ? undefined : (line) => io.err(`exam: ${line}`) }, battery);
+    if (opts.writeBaseline !== undefined) {
+      const text = baselineYaml(result.scorecard, baseline);
+      try {
+        await writeFile(opts.writeBaseline, text, 'utf8');
+      } catch (e) {
+        io.err(`aap-chaos exam: --write-baseline: cannot write ${opts.writeBaseline}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        return 2;
+      }
+      io.err(`exam: wrote the baseline ${opts.writeBaseline}: give each entry its reason`);
+      result.scorecard = applyBaseline(result.scorecard, parseBaseline(opts.writeBaseline, text, battery.map((b) => b.name)));
+    } else if (baseline) result.scorecard = applyBaseline(result.scorecard, baseline);
   } catch (e) {
-    if (e instanceof BatteryError || e instanceof BuyerStartError) {
+    if (e instanceof BatteryError || e instanceof BuyerStartError || e instanceof BaselineError) {
       io.err(`aap-chaos exam: ${e.message}`);
       return 2;
     }
@@ -191,9 +235,17 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
     stopOnSignal.dispose();
   }
   const { scorecard } = result;
+  // Shrinking first, so the HTML report can link each FAIL to its reproducer.
+  let reproducers;
+  try {
+    reproducers = opts.shrinkBudget === undefined ? undefined : await shrinkFailures(scorecard.scenarios.flatMap((s) => s.runs), result.battery, opts, opts.shrinkBudget);
+  } catch (e) {
+    io.err(`aap-chaos exam: --shrink: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    return 2;
+  }
   const files: [string | undefined, string, () => string][] = [
     [opts.junit, '--junit', () => examJUnit(scorecard)],
-    [opts.html, '--html', () => examHtml(scorecard)],
+    [opts.html, '--html', () => examHtml(scorecard, new Date(), reproducers)],
   ];
   for (const [file, flag, render] of files) {
     if (file === undefined) continue;
@@ -204,7 +256,7 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
       return 2;
     }
   }
-  io.out(opts.json ? JSON.stringify(scorecardJson(scorecard), null, 2) : formatScorecard(scorecard));
+  io.out(opts.json ? JSON.stringify({ ...(scorecardJson(scorecard) as object), ...(reproducers ? { reproducers } : {}) }, null, 2) : formatScorecard(scorecard) + (reproducers ? `\n${formatReproducers(reproducers)}` : ''));
   return scorecard.exitCode;
 }
 

@@ -72,7 +72,7 @@ function compare(base: ExamRun, twin: ExamRun): { verdict: 'PASS' | 'FAIL' | 'NO
 export function gradeUntidyTwins(battery: readonly BatteryScenario[], runs: ExamRun[]): void {
   for (const twin of battery.filter((b) => b.twinOf !== undefined)) {
     for (const run of runs.filter((r) => r.scenario === twin.name)) {
-      const base = runs.find((r) => r.scenario === twin.twinOf && r.seed === run.seed);
+      const base = runs.find((r) => r.scenario === twin.twinOf && r.trial === run.trial);
       if (base === undefined) continue;
       const result = compare(base, run);
       run.verdicts[CHECK] = result.verdict;

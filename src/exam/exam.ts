@@ -30,6 +30,8 @@ export interface ExamOptions {
   seeds: number;
   /** First seed (default: the scenario's own seed, else 1); further seeds count up from it. */
   seed?: number;
+  /** Runs of the same seed (for buyers that are not deterministic on their own); default 1. */
+  repeat?: number;
   /** Runs side by side. */
   parallel: number;
   /** A buyer exit code other than 0 is a FAIL. */
@@ -50,18 +52,22 @@ export interface ExamOptions {
 export interface PlannedRun {
   battery: BatteryScenario;
   seed: number;
+  /** Position among the scenario's runs (seed by seed, each repeated). */
+  trial: number;
 }
 
-/** Scenario × seed, in battery order. */
-export function planRuns(battery: BatteryScenario[], opts: Pick<ExamOptions, 'seeds' | 'seed'>): PlannedRun[] {
+/** Scenario × seed × repeat, in battery order. */
+export function planRuns(battery: BatteryScenario[], opts: Pick<ExamOptions, 'seeds' | 'seed' | 'repeat'>): PlannedRun[] {
+  const repeat = opts.repeat ?? 1;
   return battery.flatMap((b) => {
     const first = opts.seed ?? b.scenario.seed ?? 1;
-    return Array.from({ length: opts.seeds }, (_, i) => ({ battery: b, seed: first + i }));
+    return Array.from({ length: opts.seeds * repeat }, (_, i) => ({ battery: b, seed: first + Math.floor(i / repeat), trial: i }));
   });
 }
 
-async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> {
-  const { battery, seed } = planned;
+/** One buyer run against a proxy of its own (the shrinker re-runs through this too). */
+export async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> {
+  const { battery, seed, trial } = planned;
   // Each run is on its own: its rule state in memory whatever AAP_CHAOS_STATE says (a live fleet on
   // this machine would otherwise hand it its scenario and its limits), and no admin token from the
   // environment (the buyer would need it, and it is the operator's).
@@ -86,7 +92,7 @@ async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<ExamRun> 
   // The buyer's own run time is what slow-dealer holds to its budget (the journal sees only requests).
   const thresholds = { ...(runtime.engine?.reportThresholds as Partial<Thresholds> | undefined), ...opts.thresholds };
   const report = buildReport(runtime.journal.all(), { thresholds, buyerRunMs: buyer.durationMs });
-  return gradeRun(battery.name, seed, buyer, report, runtime.journal.all(), opts.requireExit0);
+  return gradeRun(battery.name, seed, trial, buyer, report, runtime.journal.all(), opts.requireExit0);
 }
 
 export interface ExamResult {
@@ -94,8 +100,9 @@ export interface ExamResult {
   battery: BatteryScenario[];
 }
 
-export async function runExam(opts: ExamOptions): Promise<ExamResult> {
-  const battery = withUntidyTwins(await loadBattery(await scenarioRefs(opts)));
+/** Runs the exam over `loaded` (the battery with its untidy twins), else over the battery the options name. */
+export async function runExam(opts: ExamOptions, loaded?: BatteryScenario[]): Promise<ExamResult> {
+  const battery = loaded ?? withUntidyTwins(await loadBattery(await scenarioRefs(opts)));
   const planned = planRuns(battery, opts);
   const runs: ExamRun[] = [];
   let next = 0;

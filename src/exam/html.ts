@@ -7,6 +7,7 @@
 import { describeExit } from './buyer-process.js';
 import { requirementIdOf, type CellVerdict, type ExamCheck, type ExamRun, type Scorecard } from './scorecard.js';
 import { escapeHtml, timelineSvg } from './timeline.js';
+import type { Reproducer } from './shrink-run.js';
 
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1d2330;background:#fff}
@@ -42,7 +43,8 @@ const LEGEND =
   '<span><i style="background:#6b7486"></i>no reply</span><span><i style="background:#3b7dd8;opacity:.35"></i>retry hint (wait asked for)</span>' +
   '<span>▼ rule fired · curve: retry of the error it answers · outlined: evidence of a FAIL</span></p>';
 
-const runKey = (card: Scorecard, run: ExamRun) => `${card.scenarios.findIndex((s) => s.scenario === run.scenario)}-${run.seed}`;
+// By trial, not seed: --repeat runs one seed several times.
+const runKey = (card: Scorecard, run: ExamRun) => `${card.scenarios.findIndex((s) => s.scenario === run.scenario)}-${run.trial}`;
 export const evidenceAnchor = (key: string, check: string) => `ev-${key}-${check}`;
 const lineAnchor = (key: string, id: string) => `j-${key}-${id}`;
 
@@ -50,7 +52,10 @@ function cell(card: Scorecard, scenarioIndex: number, check: ExamCheck, verdict:
   const s = card.scenarios[scenarioIndex]!;
   if (verdict === 'FAIL' || verdict === 'FLAKY') {
     const run = s.runs.find((r) => r.verdicts[check] === 'FAIL')!;
-    return `<td class="${verdict}"><a href="#${evidenceAnchor(runKey(card, run), check)}">${verdict}</a></td>`;
+    const expected = card.baseline?.expected.find((e) => e.scenario === s.scenario && e.check === check);
+    const label = expected ? `EXPECTED ${verdict}` : verdict;
+    const title = expected ? ` title="${escapeHtml(`${card.baseline!.file}:${expected.line}: ${expected.reason}`)}"` : '';
+    return `<td class="${expected ? 'NE' : verdict}"${title}><a href="#${evidenceAnchor(runKey(card, run), check)}">${label}</a></td>`;
   }
   return verdict === 'PASS' ? '<td class="PASS">PASS</td>' : `<td class="NE">${verdict}</td>`;
 }
@@ -67,11 +72,21 @@ function scorecardTable(card: Scorecard): string {
   return `<table class="scorecard">${head}${rows.join('')}${battery}</table>`;
 }
 
-function runSection(card: Scorecard, run: ExamRun): string {
+/** Where a FAIL's reproducer is and which faults it keeps, each linked to the request it hit. */
+function reproHtml(key: string, repro: Reproducer | undefined): string {
+  if (repro === undefined) return '';
+  if (!repro.reproducible) return '<p class="repro">Not reproducible: a re-run with the same faults did not FAIL (the buyer is flaky).</p>';
+  const faults = repro.faults.map((f, i) => `<li><a href="#${lineAnchor(key, repro.entries[i]!)}">${escapeHtml(f)}</a></li>`).join('');
+  return `<p class="repro">Minimal reproducer: <a href="${escapeHtml(repro.file!)}">${escapeHtml(repro.file!)}</a>${repro.oneMinimal ? '' : ' (budget spent before 1-minimal)'} — <code>${escapeHtml(repro.command!)}</code></p><ol>${faults}</ol>`;
+}
+
+function runSection(card: Scorecard, run: ExamRun, reproducers: readonly Reproducer[]): string {
   const key = runKey(card, run);
+  const reproOf = (check: ExamCheck) => reproducers.find((r) => r.scenario === run.scenario && r.trial === run.trial && r.check === check);
   const byId = new Map(run.journal.map((e) => [e.id, e]));
   const failed = (Object.entries(run.verdicts) as [ExamCheck, string][]).filter(([, v]) => v === 'FAIL');
-  const highlight = new Set(failed.flatMap(([c]) => run.evidence[c] ?? []));
+  // The minimal faults of a reproducer are outlined on the timeline like the evidence.
+  const highlight = new Set(failed.flatMap(([c]) => [...(run.evidence[c] ?? []), ...(reproOf(c)?.entries ?? [])]));
   const evidence = failed.map(([check]) => {
     const result = run.report.checks.find((c) => c.check === check && c.verdict === 'FAIL');
     const ids = run.evidence[check] ?? [];
@@ -80,7 +95,7 @@ function runSection(card: Scorecard, run: ExamRun): string {
       return `<li><a href="#${lineAnchor(key, id)}"><code>${id}</code></a> <code>${escapeHtml(line ? JSON.stringify(line) : '(no longer in the journal)')}</code></li>`;
     });
     const why = run.explanations[check] ?? result?.explanation ?? `the buyer ended with ${describeExit(run.buyer)}`;
-    return `<div class="evidence-block" id="${evidenceAnchor(key, check)}"><strong>${escapeHtml(check)}: FAIL</strong> — ${escapeHtml(why)}${items.length ? `<ol>${items.join('')}</ol>` : ''}</div>`;
+    return `<div class="evidence-block" id="${evidenceAnchor(key, check)}"><strong>${escapeHtml(check)}: FAIL</strong> — ${escapeHtml(why)}${items.length ? `<ol>${items.join('')}</ol>` : ''}${reproHtml(key, reproOf(check))}</div>`;
   });
   const journal = run.journal.map((e) => `<li id="${lineAnchor(key, e.id)}"><code>${escapeHtml(JSON.stringify(e))}</code></li>`).join('');
   const output = (['stdout', 'stderr'] as const)
@@ -97,13 +112,14 @@ function runSection(card: Scorecard, run: ExamRun): string {
   ].join('\n');
 }
 
-export function examHtml(card: Scorecard, generatedAt = new Date()): string {
+export function examHtml(card: Scorecard, generatedAt = new Date(), reproducers: readonly Reproducer[] = []): string {
   const { pass, fail, flaky, not_exercised } = card.summary;
   const overall = card.verdict;
-  const missing = card.incomplete.length > 0 ? `<p>Never passed: ${card.incomplete.map((i) => escapeHtml(`${i.check}${i.id ? ` (${i.id})` : ''} ${i.verdict}`)).join(', ')}</p>` : '';
+  const stale = (card.baseline?.stale ?? []).map((e) => `<p class="stale">STALE ${escapeHtml(`${card.baseline!.file}:${e.line}: ${e.requirement}${e.scenario ? ` in ${e.scenario}` : ''} now passes in every run it covers; delete this entry from the baseline`)}</p>`);
+  const missing = (card.incomplete.length > 0 ? `<p>Never passed: ${card.incomplete.map((i) => escapeHtml(`${i.check}${i.id ? ` (${i.id})` : ''} ${i.verdict}`)).join(', ')}</p>` : '') + stale.join('');
   const sections = card.scenarios.map((s, i) => {
     const flakyNote = s.flaky ? ' <span class="verdict bad">FLAKY</span>' : '';
-    return `<section id="sc-${i}"><h2>${escapeHtml(s.scenario)}${flakyNote}${s.ref !== s.scenario ? ` <span class="muted">${escapeHtml(s.ref)}</span>` : ''}</h2>${s.runs.map((r) => runSection(card, r)).join('\n')}</section>`;
+    return `<section id="sc-${i}"><h2>${escapeHtml(s.scenario)}${flakyNote}${s.ref !== s.scenario ? ` <span class="muted">${escapeHtml(s.ref)}</span>` : ''}</h2>${s.runs.map((r) => runSection(card, r, reproducers)).join('\n')}</section>`;
   });
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

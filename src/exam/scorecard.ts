@@ -11,6 +11,7 @@ import { CHECK_NAMES, CHECKS, type CheckName, type Verdict } from '../report/che
 import type { JournalEntry } from '../journal/entry.js';
 import type { Report } from '../report/report.js';
 import type { BuyerRun } from './buyer-process.js';
+import { passK } from './pass-k.js';
 
 /** The column `--require-exit-0` adds: the buyer must end with exit code 0. */
 export const EXIT_CHECK = 'buyer-exit';
@@ -20,6 +21,8 @@ export type CellVerdict = Verdict | 'FLAKY';
 export interface ExamRun {
   scenario: string;
   seed: number;
+  /** Which of the scenario's runs this is (0-based, in seed then repeat order): the k of pass^k. */
+  trial: number;
   buyer: BuyerRun;
   report: Report;
   /** Every journal line of the run, in finishing order. */
@@ -30,6 +33,15 @@ export interface ExamRun {
   /** Explanations the exam found itself (a differential check), where the run's report has none. */
   explanations: Partial<Record<ExamCheck, string>>;
   ok: boolean;
+}
+
+/** What a baseline did to a scorecard. */
+export interface BaselineOutcome {
+  file: string;
+  /** FAILs (or FLAKY cells) the baseline covers. */
+  expected: { scenario: string; check: ExamCheck; requirement: string; reason: string; line: number }[];
+  /** Entries whose requirement passed in every run they cover: delete them. */
+  stale: { requirement: string; scenario?: string; reason: string; line: number }[];
 }
 
 /** What the exam says overall. */
@@ -62,6 +74,8 @@ export interface Scorecard {
   verdict: ExamVerdict;
   summary: { pass: number; fail: number; flaky: number; not_exercised: number; not_applicable: number };
   exitCode: 0 | 1 | 3;
+  /** Set when a --baseline was applied: the FAILs it expected and its stale entries. */
+  baseline?: BaselineOutcome;
 }
 
 /** The report's checks; those across dealers only when a report graded them (a several-dealer exam). */
@@ -87,7 +101,7 @@ function profilesOf(runs: readonly ExamRun[]): Set<Profile> {
   return new Set(runs.flatMap((r) => r.journal.map((e) => e.profile).filter((p): p is Profile => p !== undefined)));
 }
 
-export function gradeRun(scenario: string, seed: number, buyer: BuyerRun, report: Report, journal: JournalEntry[], requireExit0: boolean): ExamRun {
+export function gradeRun(scenario: string, seed: number, trial: number, buyer: BuyerRun, report: Report, journal: JournalEntry[], requireExit0: boolean): ExamRun {
   const verdicts = {} as Record<ExamCheck, Verdict>;
   const evidence: ExamRun['evidence'] = {};
   for (const check of gradedNames([report])) {
@@ -98,14 +112,14 @@ export function gradeRun(scenario: string, seed: number, buyer: BuyerRun, report
   }
   if (requireExit0) verdicts[EXIT_CHECK] = buyer.exitCode === 0 ? 'PASS' : 'FAIL';
   const ok = !Object.values(verdicts).includes('FAIL');
-  return { scenario, seed, buyer, report, journal, verdicts, evidence, explanations: {}, ok };
+  return { scenario, seed, trial, buyer, report, journal, verdicts, evidence, explanations: {}, ok };
 }
 
 export function buildScorecard(battery: { name: string; ref: string }[], runs: ExamRun[], opts: { requireExit0: boolean; allowIncomplete?: boolean }): Scorecard {
   const checks: ExamCheck[] = [...gradedNames(runs.map((r) => r.report)), ...(opts.requireExit0 ? [EXIT_CHECK as ExamCheck] : [])];
   const summary = { pass: 0, fail: 0, flaky: 0, not_exercised: 0, not_applicable: 0 };
   const scenarios = battery.map(({ name, ref }): ScenarioCard => {
-    const own = runs.filter((r) => r.scenario === name).sort((a, b) => a.seed - b.seed);
+    const own = runs.filter((r) => r.scenario === name).sort((a, b) => a.trial - b.trial);
     const verdicts = {} as Record<ExamCheck, CellVerdict>;
     for (const check of checks) {
       const seen = own.map((r) => r.verdicts[check]);
@@ -149,6 +163,8 @@ export function scorecardJson(card: Scorecard): unknown {
     battery: card.battery,
     required: card.required,
     incomplete: card.incomplete,
+    pass_k: passK(card),
+    ...(card.baseline ? { baseline: card.baseline } : {}),
     scenarios: card.scenarios.map((s) => ({
       scenario: s.scenario,
       ref: s.ref,
@@ -157,6 +173,7 @@ export function scorecardJson(card: Scorecard): unknown {
       verdicts: s.verdicts,
       runs: s.runs.map((r) => ({
         seed: r.seed,
+        trial: r.trial,
         ok: r.ok,
         verdicts: r.verdicts,
         evidence: r.evidence,

@@ -5,6 +5,7 @@
  * then the overall verdict (and, when INCOMPLETE, the checks that never passed).
  */
 import { describeExit, tailLines } from './buyer-process.js';
+import { fraction, passK } from './pass-k.js';
 import { requirementIdOf, type CellVerdict, type ExamRun, type ScenarioCard, type Scorecard } from './scorecard.js';
 
 /** Lines of buyer output shown per failed run. */
@@ -24,7 +25,7 @@ function exitsOf(card: ScenarioCard): string {
   return [...new Set(card.runs.map((r) => describeExit(r.buyer)))].join(' / ');
 }
 
-function failureLines(run: ExamRun): string[] {
+function failureLines(run: ExamRun, card: Scorecard): string[] {
   const lines = [`FAIL ${run.scenario} (seed ${run.seed}), buyer ${describeExit(run.buyer)} after ${seconds(run.buyer.durationMs)}:`];
   for (const [check, verdict] of Object.entries(run.verdicts)) {
     if (verdict !== 'FAIL') continue;
@@ -32,7 +33,8 @@ function failureLines(run: ExamRun): string[] {
     const why = run.explanations[check as keyof ExamRun['explanations']] ?? result?.explanation ?? `the buyer ended with ${describeExit(run.buyer)}`;
     const ids = run.evidence[check as keyof ExamRun['evidence']] ?? [];
     const shown = ids.slice(0, EVIDENCE_SHOWN).join(' ') + (ids.length > EVIDENCE_SHOWN ? ` … (+${ids.length - EVIDENCE_SHOWN})` : '');
-    lines.push(`  ${check}: ${why}${ids.length ? `\n    evidence (journal ids): ${shown}` : ''}`);
+    const expected = card.baseline?.expected.some((e) => e.scenario === run.scenario && e.check === check) ? ' (EXPECTED FAIL)' : '';
+    lines.push(`  ${check}${expected}: ${why}${ids.length ? `\n    evidence (journal ids): ${shown}` : ''}`);
   }
   for (const [name, text] of [['stderr', run.buyer.stderr], ['stdout', run.buyer.stdout]] as const) {
     if (text.trim() === '') continue;
@@ -54,16 +56,25 @@ function batteryLines(card: Scorecard): string[] {
   return table([['CHECK', 'ID', 'BATTERY', 'WHERE'], ...rows]);
 }
 
+/** Expected FAILs and stale entries of a --baseline. */
+function baselineLines(card: Scorecard): string[] {
+  const b = card.baseline;
+  if (!b) return [];
+  const lines = b.expected.map((e) => `EXPECTED FAIL ${e.scenario} ${e.check} (${e.requirement}): ${e.reason} [${b.file}:${e.line}]`);
+  for (const e of b.stale) lines.push(`STALE ${b.file}:${e.line}: ${e.requirement}${e.scenario ? ` in ${e.scenario}` : ''} now passes in every run it covers; delete this entry from the baseline`);
+  return lines.length ? ['', ...lines] : [];
+}
+
 export function formatScorecard(card: Scorecard): string {
   const header = ['SCENARIO', ...card.checks, 'BUYER', 'TIME'];
   const rows = card.scenarios.map((s) => [
     s.runs.length > 1 ? `${s.scenario} ×${s.runs.length}` : s.scenario,
-    ...card.checks.map((c) => CELL[s.verdicts[c]]),
+    ...card.checks.map((c) => (card.baseline?.expected.some((e) => e.scenario === s.scenario && e.check === c) ? 'XFAIL' : CELL[s.verdicts[c]])),
     exitsOf(s),
     seconds(s.runs.reduce((sum, r) => sum + r.buyer.durationMs, 0)),
   ]);
   const lines = table([header, ...rows]);
-  lines.push('("-": not exercised in that scenario; "n/a": the buyer never called the skill the check is about)', '', ...batteryLines(card));
+  lines.push(`("-": not exercised in that scenario; "n/a": the buyer never called the skill the check is about${card.baseline ? '; XFAIL: EXPECTED FAIL, covered by the baseline' : ''})`, '', ...batteryLines(card));
 
   const flaky = card.scenarios.filter((s) => s.flaky);
   if (flaky.length > 0) {
@@ -74,9 +85,15 @@ export function formatScorecard(card: Scorecard): string {
       lines.push(`FLAKY ${s.scenario}: passes under seed ${passed.join(', ')}, fails under seed ${failed.join(', ')}`);
     }
   }
-  for (const s of card.scenarios) {
-    for (const run of s.runs.filter((r) => !r.ok)) lines.push('', ...failureLines(run));
+  const k = passK(card);
+  if (k.overall.k > 1) {
+    const row = (name: string, p: typeof k.overall) => [name, String(p.pass_k), fraction(p), p.failed_seeds.join(', ') || '-'];
+    lines.push('', ...table([[`CHECK (k=${k.overall.k})`, 'PASS^K', 'PASS@1', 'FAILED SEEDS'], ...card.checks.map((c) => row(c, k.checks[c])), row('overall', k.overall)]));
   }
+  for (const s of card.scenarios) {
+    for (const run of s.runs.filter((r) => !r.ok)) lines.push('', ...failureLines(run, card));
+  }
+  lines.push(...baselineLines(card));
   const { pass, fail, flaky: flakyCells, not_exercised, not_applicable } = card.summary;
   const notApplicable = not_applicable > 0 ? `, ${not_applicable} not applicable` : '';
   const requiredPassed = card.required.filter((c) => card.battery[c] === 'PASS').length;

@@ -119,7 +119,7 @@ t.test('usage errors and a buyer that cannot start exit 2 with one clear line', 
   t.equal(help.code, 0);
   const docs = readFileSync(new URL('../../docs/exam.md', import.meta.url), 'utf8');
   const flags = [...help.out.matchAll(/^ {2}(?:-h, )?(--[a-z0-9-]+)/gm)].map((m) => m[1]!);
-  t.same(flags, ['--scenarios', '--all', '--target', '--dealer', '--mock-dealers', '--slow-dealer-budget', '--timeout', '--seeds', '--seed', '--parallel', '--profile', '--require-exit-0', '--allow-incomplete', '--json', '--junit', '--html', '--list-requirements', '--help']);
+  t.same(flags, ['--scenarios', '--all', '--target', '--dealer', '--mock-dealers', '--slow-dealer-budget', '--timeout', '--seeds', '--seed', '--repeat', '--baseline', '--write-baseline', '--shrink', '--shrink-budget', '--parallel', '--profile', '--require-exit-0', '--allow-incomplete', '--json', '--junit', '--html', '--list-requirements', '--help']);
   for (const flag of flags) t.match(docs, `| \`${flag}`, `docs/exam.md documents ${flag}`);
   for (const variable of ['AAP_DEALER_URL', 'AAP_CHAOS_SCENARIO', 'AAP_CHAOS_ADMIN_URL', 'AAP_CHAOS_SEED']) t.match(docs, variable);
 });

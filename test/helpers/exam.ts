@@ -15,9 +15,9 @@ export interface ExamOutcome {
   err: string;
 }
 
-export function exam(args: string[], env: Record<string, string> = {}): Promise<ExamOutcome> {
+export function exam(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<ExamOutcome> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'exam', ...args], { cwd: ROOT, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'exam', ...args], { cwd, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (c) => (out += c));

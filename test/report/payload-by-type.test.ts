@@ -22,7 +22,7 @@ function journal(retries: boolean, untidy: boolean): JournalEntry[] {
 }
 
 function pair(base: JournalEntry[], twin: JournalEntry[]): ExamRun {
-  const runs = [gradeRun('lead-recovery', 42, buyer, buildReport(base), base, false), gradeRun('lead-recovery+untidy-envelopes', 42, buyer, buildReport(twin), twin, false)];
+  const runs = [gradeRun('lead-recovery', 42, 0, buyer, buildReport(base), base, false), gradeRun('lead-recovery+untidy-envelopes', 42, 0, buyer, buildReport(twin), twin, false)];
   gradeUntidyTwins(battery, runs);
   return runs[1]!;
 }

@@ -1,0 +1,54 @@
+// `aap-chaos exam --shrink`: a buyer that resends at once only after its third RATE_LIMITED, in a
+// scenario that fires twelve, shrinks to three faults (the documented minimum: any two leave it
+// behaving); the reproducer brings the FAIL back; the budget holds; a FAIL that does not come back
+// on a re-run is reported as not reproducible.
+import t from 'tap';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { exam, fixture, type ExamJson } from '../helpers/exam.js';
+import type { Reproducer } from '../../src/exam/shrink-run.js';
+
+t.setTimeout(300_000);
+
+const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-exam-shrink-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const buyer = ['--', process.execPath, fixture('third-throttle-buyer.mjs')];
+const scenario = ['--scenarios', fixture('twelve-throttles.yaml'), '--allow-incomplete', '--json'];
+
+const reproducers = (out: string) => (JSON.parse(out) as { reproducers: Reproducer[] }).reproducers;
+
+t.test('shrinks twelve faults to the three that matter, within budget, and the reproducer reproduces', async (t) => {
+  const [full, tight, flaky] = await Promise.all([
+    exam([...scenario, '--shrink', '--html', 'exam.html', ...buyer], {}, dir),
+    // In a folder of its own: its reproducer has the same name as the full shrink's.
+    exam([...scenario, '--shrink-budget', '4', ...buyer], {}, mkdtempSync(path.join(dir, 'tight-'))),
+    exam([...scenario, '--shrink', ...buyer], { ONCE_FILE: path.join(dir, 'once') }, dir),
+  ]);
+  t.equal(full.code, 1, full.err);
+  const found = reproducers(full.out);
+  t.ok(found.reduce((n, r) => n + r.runs, 0) <= 30, 'the default budget of 30 runs holds');
+  const retry = found.find((r) => r.check === 'retry-after')!;
+  t.match(retry, { requirement: 'AAP-BUYER-001', reproducible: true, oneMinimal: true, file: path.join('repro', 'twelve-throttles-retry-after-seed1.yaml') });
+  t.same(retry.faults, ['throttle-search on inventory.search #2', 'throttle-search on inventory.search #4', 'throttle-search on inventory.search #6']);
+  const text = readFileSync(path.join(dir, retry.file!), 'utf8');
+  t.match(text, /^# Minimal reproducer: retry-after \(AAP-BUYER-001\)/);
+  t.equal(text.match(/- id: /g)?.length, 3);
+  t.match(retry.command, /^npx aap-chaos exam --scenarios repro\/twelve-throttles-retry-after-seed1\.yaml --seed 1 -- /);
+
+  const html = readFileSync(path.join(dir, 'exam.html'), 'utf8');
+  t.match(html, /Minimal reproducer: <a href="repro\/twelve-throttles-retry-after-seed1\.yaml">/, 'the HTML report links the FAIL to its reproducer');
+  t.match(html, /<li><a href="#j-0-0-[0-9A-Z]+">throttle-search on inventory\.search #6<\/a><\/li>/, 'and links each minimal fault to its request');
+
+  t.equal(tight.code, 1, tight.err);
+  const spent = reproducers(tight.out);
+  t.ok(spent.reduce((n, r) => n + r.runs, 0) <= 4, 'a budget of 4 runs holds');
+  t.ok(spent.length > 0 && !spent[0]!.oneMinimal, 'and the shrink says it stopped before 1-minimal');
+
+  t.equal(flaky.code, 1, flaky.err);
+  t.match(reproducers(flaky.out), [{ check: 'retry-after', reproducible: false, faults: [] }], 'a FAIL that does not come back is not reproducible, and nothing is written for it');
+
+  const again = await exam(['--scenarios', path.join('repro', 'twelve-throttles-retry-after-seed1.yaml'), '--seed', '1', '--allow-incomplete', '--json', ...buyer], {}, dir);
+  t.equal(again.code, 1, again.err);
+  t.equal((JSON.parse(again.out) as ExamJson).battery['retry-after'], 'FAIL', 'the reproducer brings the FAIL back');
+});
