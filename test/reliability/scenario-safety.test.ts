@@ -33,7 +33,8 @@ t.test('built-in names resolve inside scenarios/ only', async (t) => {
 });
 
 t.test('an absolute-form request URL or a foreign Host still goes to the target', async (t) => {
-  const h = await harness(t, 'rules: []\n');
+  // The foreign Host is allowed (--allow-host): a loopback proxy refuses it otherwise (421).
+  const h = await harness(t, 'rules: []\n', { proxy: { allowHosts: ['evil.example'] } });
   const body = skillRequest('dealer.information');
   const { port } = new URL(h.proxy.url);
   const reply = await new Promise<string>((resolve) => {
