@@ -27,7 +27,9 @@ const SEND_MESSAGE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
   method: 'SendMessage',
-  params: { message: { role: 'user', messageId: 'bench-1', parts: [{ kind: 'data', data: { type: 'inventory.search.request', filters: { make: ['Honda'] } } }] } },
+  params: {
+    message: { role: 'user', messageId: 'bench-1', parts: [{ kind: 'data', data: { type: 'inventory.search.request', filters: { make: ['Honda'] } } }] },
+  },
 });
 
 /** A rule keeping state on lead.submit only: inventory.search meets no stateful rule. */
@@ -118,9 +120,13 @@ async function main() {
       await proxy.stop();
     }
     const pct = (a, b) => `${(((results[a].reqPerSec - results[b].reqPerSec) / results[b].reqPerSec) * 100).toFixed(1)}%`;
-    const rows = Object.entries(results).map(([name, r]) => `${name.padEnd(20)} ${String(r.reqPerSec).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms`);
+    const rows = Object.entries(results).map(
+      ([name, r]) => `${name.padEnd(20)} ${String(r.reqPerSec).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms`,
+    );
     process.stdout.write(`${rows.join('\n')}\n`);
-    process.stdout.write(`pass-through with Redis vs memory: ${pct('passthrough-redis', 'passthrough-memory')}; stateful rule with Redis vs memory: ${pct('stateful-redis', 'stateful-memory')}\n`);
+    process.stdout.write(
+      `pass-through with Redis vs memory: ${pct('passthrough-redis', 'passthrough-memory')}; stateful rule with Redis vs memory: ${pct('stateful-redis', 'stateful-memory')}\n`,
+    );
     process.stdout.write(`${JSON.stringify({ fleetRedis: { seconds: SECONDS, connections: CONNECTIONS, results } })}\n`);
   } finally {
     await stopAllChildren();

@@ -24,7 +24,10 @@ const { startRuntime } = await dist('runtime.js');
 
 if (mode === 'total' || mode === 'object') {
   // object: the scenario handed to the library as an object (parsed here, before the clock starts).
-  const scenario = mode === 'object' ? (await import(pathToFileURL(path.join(buildDir, 'node_modules/yaml/dist/index.js')).href)).parse(await readFile(scenarioFile, 'utf8')) : scenarioFile;
+  const scenario =
+    mode === 'object'
+      ? (await import(pathToFileURL(path.join(buildDir, 'node_modules/yaml/dist/index.js')).href)).parse(await readFile(scenarioFile, 'utf8'))
+      : scenarioFile;
   const start = performance.now();
   const runtime = await startRuntime({ target, port: 0, host: '127.0.0.1', adminPort: 0, scenario, seed: 1 });
   const totalMs = performance.now() - start;

@@ -64,7 +64,9 @@ try {
       for (const key of ['parseMs', 'validateMs', 'engineMs', 'listenMs']) r[key].push(split[key]);
     }
   }
-  console.log(`${rules.toLocaleString('en-US')} rules, ${runs} fresh processes per build and measure; median (min–max); load average ${os.loadavg()[0].toFixed(2)}`);
+  console.log(
+    `${rules.toLocaleString('en-US')} rules, ${runs} fresh processes per build and measure; median (min–max); load average ${os.loadavg()[0].toFixed(2)}`,
+  );
   for (const [build, r] of results) {
     console.log(`\n${build}`);
     console.log(`  startRuntime to serving  ${figure(r.total)}`);

@@ -54,7 +54,9 @@ export async function startNginx(binary, dealerUrl) {
   const port = await freePort();
   const upstream = new URL(dealerUrl).host;
   const conf = path.join(dir, 'nginx.conf');
-  await writeFile(conf, `daemon off;
+  await writeFile(
+    conf,
+    `daemon off;
 worker_processes 1;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
@@ -78,7 +80,8 @@ http {
     }
   }
 }
-`);
+`,
+  );
   const child = spawn(binary, ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c) => (stderr += c));

@@ -41,7 +41,12 @@ export async function selfTimes(file) {
 /** The top functions overall and the top ones in the project's own proxy code, as Markdown. */
 export async function summarizeProfile(file, top = 15) {
   const rows = await selfTimes(file);
-  const table = (list) => ['| self ms | share | function | where |', '|---:|---:|---|---|', ...list.map((r) => `| ${r.selfMs.toFixed(0)} | ${(r.share * 100).toFixed(1)}% | ${r.fn} | ${r.where} |`)].join('\n');
+  const table = (list) =>
+    [
+      '| self ms | share | function | where |',
+      '|---:|---:|---|---|',
+      ...list.map((r) => `| ${r.selfMs.toFixed(0)} | ${(r.share * 100).toFixed(1)}% | ${r.fn} | ${r.where} |`),
+    ].join('\n');
   const busy = rows.filter((r) => !IDLE.has(r.fn));
   const own = rows.filter((r) => r.where.startsWith('dist/') || r.where.startsWith('src/'));
   return `Top ${top} by self time:\n${table(busy.slice(0, top))}\n\nProject code (dist/) by self time:\n${table(own.slice(0, top))}`;

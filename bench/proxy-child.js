@@ -60,7 +60,9 @@ process.on('message', (msg) => {
   } else if (msg?.type === 'flush') {
     started.journal.flush().then(() => process.send({ type: 'flushed', journalDropped: started.journal.dropped }));
   } else if (msg?.type === 'stop') {
-    writeProfile().then(() => started.close()).finally(() => process.exit(0));
+    writeProfile()
+      .then(() => started.close())
+      .finally(() => process.exit(0));
   }
 });
 process.on('disconnect', () => process.exit(0));

@@ -36,10 +36,12 @@ export function derive(results) {
   const errorAt = (p) => median(delayedRuns.map((r, i) => r.latencyMs[p] - 100 - baselineRuns[i].latencyMs[p]));
   const delayError = { p50: errorAt('p50'), p99: errorAt('p99') };
 
-  const sse = Object.fromEntries(Object.entries(results.sse.samples).map(([name, s]) => {
-    const sorted = [...s].sort((a, b) => a - b);
-    return [name, { median: median(sorted), p99: sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)] }];
-  }));
+  const sse = Object.fromEntries(
+    Object.entries(results.sse.samples).map(([name, s]) => {
+      const sorted = [...s].sort((a, b) => a - b);
+      return [name, { median: median(sorted), p99: sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)] }];
+    }),
+  );
   const rssGrowthMb = Object.fromEntries(results.rss.map((r) => [r.scenario, mb(r.after.rss - r.warm.rss)]));
 
   const pass = byCase['passthrough'];
@@ -55,19 +57,51 @@ export function derive(results) {
   }));
   const targets = [
     { target: 'injected-error path ≥ 0.8× direct req/s', measured: `${fmt(errorCase.ratio)}×`, ok: errorCase.ratio >= 0.8 },
-    { target: 'injected-error path ≥ 0.9× the plain node:http error server', measured: `${fmt(ratioTo('error-every-request', 'error-floor'))}×`, ok: ratioTo('error-every-request', 'error-floor') >= 0.9 },
+    {
+      target: 'injected-error path ≥ 0.9× the plain node:http error server',
+      measured: `${fmt(ratioTo('error-every-request', 'error-floor'))}×`,
+      ok: ratioTo('error-every-request', 'error-floor') >= 0.9,
+    },
     { target: 'rate_limit refusing most requests ≥ 0.75× direct', measured: `${fmt(byCase['rate-limit'].ratio)}×`, ok: byCase['rate-limit'].ratio >= 0.75 },
-    { target: 'require: {extension: true} refusing every request ≥ 0.75× direct', measured: `${fmt(byCase['require-extension'].ratio)}×`, ok: byCase['require-extension'].ratio >= 0.75 },
-    { target: 'pass-through ≥ 0.95× the minimal undici forwarder', measured: `${fmt(ratioTo('passthrough', 'undici-floor'))}×`, ok: ratioTo('passthrough', 'undici-floor') >= 0.95 },
+    {
+      target: 'require: {extension: true} refusing every request ≥ 0.75× direct',
+      measured: `${fmt(byCase['require-extension'].ratio)}×`,
+      ok: byCase['require-extension'].ratio >= 0.75,
+    },
+    {
+      target: 'pass-through ≥ 0.95× the minimal undici forwarder',
+      measured: `${fmt(ratioTo('passthrough', 'undici-floor'))}×`,
+      ok: ratioTo('passthrough', 'undici-floor') >= 0.95,
+    },
     { target: 'pass-through p99 ≤ the undici forwarder p99 + 2 ms', measured: `${signed(pass.p99 - floor.p99)} ms`, ok: pass.p99 - floor.p99 <= 2 },
-    { target: '1,000 non-matching rules ≥ 0.95× pass-through', measured: `${fmt(ratioTo('rules-1000', 'passthrough'))}×`, ok: ratioTo('rules-1000', 'passthrough') >= 0.95 },
-    { target: `a scenario of ${fmtInt(results.loadTime.rules)} rules loads in < 2 s`, measured: `${fmt(loadSeconds)} s from the file to serving`, ok: loadSeconds < 2 },
-    { target: 'error path with --journal FILE and a live /events subscriber ≥ 0.7× direct', measured: `${fmt(byCase['error-journal-events'].ratio)}×`, ok: byCase['error-journal-events'].ratio >= 0.7 },
-    { target: 'no journal line lost (file and /events)', measured: `${fmtInt(journal.requests)} requests, ${fmtInt(journal.fileLines)} lines, ${fmtInt(journal.eventsReceived)} events (${journal.eventsDropped} dropped)`, ok: journalWhole },
+    {
+      target: '1,000 non-matching rules ≥ 0.95× pass-through',
+      measured: `${fmt(ratioTo('rules-1000', 'passthrough'))}×`,
+      ok: ratioTo('rules-1000', 'passthrough') >= 0.95,
+    },
+    {
+      target: `a scenario of ${fmtInt(results.loadTime.rules)} rules loads in < 2 s`,
+      measured: `${fmt(loadSeconds)} s from the file to serving`,
+      ok: loadSeconds < 2,
+    },
+    {
+      target: 'error path with --journal FILE and a live /events subscriber ≥ 0.7× direct',
+      measured: `${fmt(byCase['error-journal-events'].ratio)}×`,
+      ok: byCase['error-journal-events'].ratio >= 0.7,
+    },
+    {
+      target: 'no journal line lost (file and /events)',
+      measured: `${fmtInt(journal.requests)} requests, ${fmtInt(journal.fileLines)} lines, ${fmtInt(journal.eventsReceived)} events (${journal.eventsDropped} dropped)`,
+      ok: journalWhole,
+    },
     ...rssTargets,
     { target: 'injected 100 ms delay within ±2 ms at p50', measured: `${signed(delayError.p50)} ms`, ok: Math.abs(delayError.p50) <= 2 },
     { target: 'injected 100 ms delay within ±5 ms at p99', measured: `${signed(delayError.p99)} ms`, ok: Math.abs(delayError.p99) <= 5 },
-    { target: 'SSE first event within 2 ms of direct (median)', measured: `${signed(sse.proxy.median - sse.direct.median)} ms (p99 ${signed(sse.proxy.p99 - sse.direct.p99)} ms)`, ok: sse.proxy.median - sse.direct.median <= 2 },
+    {
+      target: 'SSE first event within 2 ms of direct (median)',
+      measured: `${signed(sse.proxy.median - sse.direct.median)} ms (p99 ${signed(sse.proxy.p99 - sse.direct.p99)} ms)`,
+      ok: sse.proxy.median - sse.direct.median <= 2,
+    },
   ];
   return { byCase, delayError, sse, rssGrowthMb, targets };
 }
@@ -75,14 +109,20 @@ export function derive(results) {
 export function formatReport(results, derived) {
   const { byCase, delayError, sse, targets } = derived;
   const lines = [];
-  lines.push(`${results.mode === 'quick' ? 'Quick smoke run' : 'Full run'}: ${results.runsPerCase} × ${results.secondsPerRun} s per case, ${results.connections} connections, ${results.date}`);
-  lines.push(`Machine: ${results.machine.cpuModel}, ${results.machine.cores} cores, ${results.machine.memGb} GB; Node ${results.node}; ${results.loadTool}; load average at start ${results.loadAverageAtStart.join(' / ')}`);
+  lines.push(
+    `${results.mode === 'quick' ? 'Quick smoke run' : 'Full run'}: ${results.runsPerCase} × ${results.secondsPerRun} s per case, ${results.connections} connections, ${results.date}`,
+  );
+  lines.push(
+    `Machine: ${results.machine.cpuModel}, ${results.machine.cores} cores, ${results.machine.memGb} GB; Node ${results.node}; ${results.loadTool}; load average at start ${results.loadAverageAtStart.join(' / ')}`,
+  );
   if (!results.nginx) lines.push('nginx is not installed: its reference row is left out (apt-get install nginx).');
   lines.push('');
   lines.push('| case | req/s | p50 ms | p99 ms | ratio to direct | failed requests |');
   lines.push('|---|---:|---:|---:|---:|---:|');
   for (const c of Object.values(byCase)) {
-    lines.push(`| ${c.label} | ${fmtInt(c.reqPerSec)} | ${fmt(c.p50)} | ${fmt(c.p99)} | ${c.fixedRate ? '(fixed rate)' : `${fmt(c.ratio)}×`} | ${c.failures} |`);
+    lines.push(
+      `| ${c.label} | ${fmtInt(c.reqPerSec)} | ${fmt(c.p50)} | ${fmt(c.p99)} | ${c.fixedRate ? '(fixed rate)' : `${fmt(c.ratio)}×`} | ${c.failures} |`,
+    );
   }
   lines.push('');
   lines.push('"failed requests" counts replies that were not 2xx; the refusing cases answer with the status their envelope carries.');
@@ -92,12 +132,18 @@ export function formatReport(results, derived) {
   lines.push(`| injected-delay error (observed − 100 ms − direct at 200 req/s, same round) | ${fmt(delayError.p50)} ms | ${fmt(delayError.p99)} ms |`);
   lines.push(`| SSE first event, direct (${results.sse.streams} streams) | ${fmt(sse.direct.median)} ms | ${fmt(sse.direct.p99)} ms |`);
   lines.push(`| SSE first event, through the proxy (${results.sse.streams} streams) | ${fmt(sse.proxy.median)} ms | ${fmt(sse.proxy.p99)} ms |`);
-  lines.push(`| pass-through against the minimal undici forwarder of the same run | ${fmt(byCase['passthrough'].reqPerSec / byCase['undici-floor'].reqPerSec)}× its req/s | ${signed(byCase['passthrough'].p99 - byCase['undici-floor'].p99)} ms p99 |`);
-  lines.push(`| error path against the plain node:http error server of the same run | ${fmt(byCase['error-every-request'].reqPerSec / byCase['error-floor'].reqPerSec)}× its req/s | ${signed(byCase['error-every-request'].p99 - byCase['error-floor'].p99)} ms p99 |`);
+  lines.push(
+    `| pass-through against the minimal undici forwarder of the same run | ${fmt(byCase['passthrough'].reqPerSec / byCase['undici-floor'].reqPerSec)}× its req/s | ${signed(byCase['passthrough'].p99 - byCase['undici-floor'].p99)} ms p99 |`,
+  );
+  lines.push(
+    `| error path against the plain node:http error server of the same run | ${fmt(byCase['error-every-request'].reqPerSec / byCase['error-floor'].reqPerSec)}× its req/s | ${signed(byCase['error-every-request'].p99 - byCase['error-floor'].p99)} ms p99 |`,
+  );
   lines.push('');
   for (const rss of results.rss) {
     const trail = rss.steps.map((s) => `${fmt(mb(s.memory.rss), 1)} MB after ${fmtInt(s.requests)}`).join(', ');
-    lines.push(`RSS of a fresh proxy (${rss.scenario}): ${fmt(mb(rss.idle.rss), 1)} MB idle, ${fmt(mb(rss.warm.rss), 1)} MB after warm-up, then ${trail} requests (heap used ${fmt(mb(rss.warm.heapUsed), 1)} → ${fmt(mb(rss.after.heapUsed), 1)} MB).`);
+    lines.push(
+      `RSS of a fresh proxy (${rss.scenario}): ${fmt(mb(rss.idle.rss), 1)} MB idle, ${fmt(mb(rss.warm.rss), 1)} MB after warm-up, then ${trail} requests (heap used ${fmt(mb(rss.warm.heapUsed), 1)} → ${fmt(mb(rss.after.heapUsed), 1)} MB).`,
+    );
   }
   lines.push('');
   lines.push('| target | measured | result |');

@@ -5,6 +5,12 @@ export const SEND_MESSAGE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
   method: 'SendMessage',
-  params: { message: { role: 'user', messageId: 'bench-1', parts: [{ kind: 'data', data: { type: 'inventory.search.request', filters: { make: ['Honda'], year_min: 2021 } } }] } },
+  params: {
+    message: {
+      role: 'user',
+      messageId: 'bench-1',
+      parts: [{ kind: 'data', data: { type: 'inventory.search.request', filters: { make: ['Honda'], year_min: 2021 } } }],
+    },
+  },
 });
 export const HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };

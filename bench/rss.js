@@ -110,7 +110,9 @@ function median(list) {
 async function main() {
   const upstream = await startChild('./upstream.js', [], { name: 'upstream' });
   const loader = await startChild('./load-child.js', [], { name: 'load generator' });
-  console.log(`${total.toLocaleString('en-US')} requests after a warm-up of ${warmup.toLocaleString('en-US')}, ${CONNECTIONS} connections, ${repeat} repetition(s), builds: ${builds.map((b) => b.name).join(', ')}\n`);
+  console.log(
+    `${total.toLocaleString('en-US')} requests after a warm-up of ${warmup.toLocaleString('en-US')}, ${CONNECTIONS} connections, ${repeat} repetition(s), builds: ${builds.map((b) => b.name).join(', ')}\n`,
+  );
   const growths = new Map();
   for (let r = 0; r < repeat; r++) {
     for (const c of cases) {
@@ -128,7 +130,9 @@ async function main() {
       const v = list.map((g) => g[f]);
       return `${f} ${mb(median(v))} [${mb(Math.min(...v))} … ${mb(Math.max(...v))}]`;
     };
-    console.log(`  ${key}: ${summary('rss')}; ${summary('heapTotal')}; ${summary('external')}; rss after the last step ${summary('after').replace(/^after /, '')}`);
+    console.log(
+      `  ${key}: ${summary('rss')}; ${summary('heapTotal')}; ${summary('external')}; rss after the last step ${summary('after').replace(/^after /, '')}`,
+    );
     console.log(`  ${''.padEnd(key.length)}  req/s (median of the steps) ${list.map((g) => Math.round(g.reqPerSec)).join(', ')}`);
   }
   await stopAllChildren();

@@ -53,7 +53,13 @@ const CASES = [
   { name: 'error-every-request', label: 'proxy, error: INTERNAL_ERROR (no dealer call)', scenario: 'error-every-request.yaml', expect: 'error' },
   { name: 'rate-limit', label: 'proxy, rate_limit 10/s refusing most requests', scenario: 'rate-limit-most.yaml', expect: 'refusing' },
   { name: 'require-extension', label: 'proxy, require: {extension: true} refusing every request', scenario: 'require-extension.yaml', expect: 'error' },
-  { name: 'error-journal-events', label: 'proxy, error path with --journal FILE and a live /events subscriber', scenario: 'error-every-request.yaml', journal: true, expect: 'error' },
+  {
+    name: 'error-journal-events',
+    label: 'proxy, error path with --journal FILE and a live /events subscriber',
+    scenario: 'error-every-request.yaml',
+    journal: true,
+    expect: 'error',
+  },
   { name: 'direct-200rps', label: `direct at ${FIXED_RATE} req/s`, scenario: null, expect: 'dealer', fixedRate: FIXED_RATE },
   { name: 'delay-100ms', label: `proxy, delay 100 ms at ${FIXED_RATE} req/s`, scenario: 'delay-100ms.yaml', expect: 'delayed', fixedRate: FIXED_RATE },
 ];
@@ -76,11 +82,17 @@ async function probe(c, url) {
   const elapsed = performance.now() - start;
   const body = await res.json();
   const problem =
-    c.expect === 'error' ? (body.error ? undefined : `no JSON-RPC error in the reply (HTTP ${res.status})`)
-    : res.status !== 200 ? `HTTP ${res.status}`
-    : !body.result ? `no result in the reply (${JSON.stringify(body).slice(0, 200)})`
-    : c.expect === 'delayed' && elapsed < 100 ? `answered in ${elapsed.toFixed(1)} ms, before the 100 ms delay`
-    : undefined;
+    c.expect === 'error'
+      ? body.error
+        ? undefined
+        : `no JSON-RPC error in the reply (HTTP ${res.status})`
+      : res.status !== 200
+        ? `HTTP ${res.status}`
+        : !body.result
+          ? `no result in the reply (${JSON.stringify(body).slice(0, 200)})`
+          : c.expect === 'delayed' && elapsed < 100
+            ? `answered in ${elapsed.toFixed(1)} ms, before the 100 ms delay`
+            : undefined;
   if (problem) throw new Error(`case ${c.name}: the probe request went wrong: ${problem}`);
 }
 
@@ -98,7 +110,10 @@ async function runLoad(loader, options) {
 
 async function startProxy(scenario, target, execArgv, journalFile) {
   const file = path.isAbsolute(scenario) ? scenario : path.join(here, 'scenarios', scenario);
-  const child = await startChild('./proxy-child.js', [target, file, ...(journalFile ? [journalFile] : [])], { execArgv, name: `proxy (${path.basename(scenario)})` });
+  const child = await startChild('./proxy-child.js', [target, file, ...(journalFile ? [journalFile] : [])], {
+    execArgv,
+    name: `proxy (${path.basename(scenario)})`,
+  });
   return { child, url: child.ready.url, adminUrl: child.ready.adminUrl };
 }
 
@@ -186,12 +201,14 @@ async function main() {
   const caseOfPid = new Map();
   let journalProxy;
   // Started side by side: on a busy machine one after another takes longer than the quick run's load.
-  const servers = await Promise.all(cases.map(async (c) => {
-    if (c.nginx) return { url: (await startNginx(nginx, dealerUrl)).url };
-    if (c.child) return { url: (await startChild(c.child, [dealerUrl], { name: c.name })).ready.url };
-    if (!c.scenario) return { url: dealerUrl };
-    return startProxy(c.scenario, dealerUrl, proxyExecArgv, c.journal ? journalFile : undefined);
-  }));
+  const servers = await Promise.all(
+    cases.map(async (c) => {
+      if (c.nginx) return { url: (await startNginx(nginx, dealerUrl)).url };
+      if (c.child) return { url: (await startChild(c.child, [dealerUrl], { name: c.name })).ready.url };
+      if (!c.scenario) return { url: dealerUrl };
+      return startProxy(c.scenario, dealerUrl, proxyExecArgv, c.journal ? journalFile : undefined);
+    }),
+  );
   cases.forEach((c, i) => {
     urls[c.name] = servers[i].url;
     if (servers[i].child) caseOfPid.set(servers[i].child.pid, c.name);
@@ -212,11 +229,15 @@ async function main() {
     for (const c of cases) {
       const result = await runLoad(loader, loadOptions(urls[c.name], MODE.seconds, c.fixedRate));
       runs[c.name].push(result);
-      log(`round ${round}/${MODE.runs} ${c.name}: ${Math.round(result.reqPerSec)} req/s, p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms`);
+      log(
+        `round ${round}/${MODE.runs} ${c.name}: ${Math.round(result.reqPerSec)} req/s, p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms`,
+      );
     }
   }
   const journal = await journalCheck(journalProxy, subscriber, journalFile);
-  log(`journal: ${journal.requests} requests counted, ${journal.fileLines} lines in the file, ${journal.eventsReceived} events received (${journal.eventsDropped} dropped)`);
+  log(
+    `journal: ${journal.requests} requests counted, ${journal.fileLines} lines in the file, ${journal.eventsReceived} events received (${journal.eventsDropped} dropped)`,
+  );
 
   log(`SSE first event: ${MODE.sseStreams} streams each, direct and through the passthrough proxy`);
   const sseSamples = await measureFirstEvent({ direct: dealerUrl, proxy: urls['passthrough'] }, MODE.sseStreams);
@@ -230,7 +251,10 @@ async function main() {
   await bigProxy.child.stop();
 
   const rss = [];
-  for (const [name, scenario] of [['rss-passthrough', 'passthrough.yaml'], ['rss-error', 'error-every-request.yaml']]) {
+  for (const [name, scenario] of [
+    ['rss-passthrough', 'passthrough.yaml'],
+    ['rss-error', 'error-every-request.yaml'],
+  ]) {
     log(`RSS: a fresh proxy (${scenario}), warm-up, then ${MODE.rssRequests.toLocaleString('en-US')} requests`);
     rss.push(await measureRss(loader, scenario, dealerUrl, proxyExecArgv, MODE.rssRequests, caseOfPid, name));
   }
@@ -270,7 +294,9 @@ async function main() {
     for (const f of (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'))) {
       // V8 names a profile CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile.
       const pid = Number(f.split('.')[3]);
-      console.log(`\nProfile of the proxy for case ${caseOfPid.get(pid) ?? '?'} (${path.join(profileDir, f)}):\n${await summarizeProfile(path.join(profileDir, f))}`);
+      console.log(
+        `\nProfile of the proxy for case ${caseOfPid.get(pid) ?? '?'} (${path.join(profileDir, f)}):\n${await summarizeProfile(path.join(profileDir, f))}`,
+      );
     }
   }
 }

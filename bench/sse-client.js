@@ -10,7 +10,9 @@ export const STREAM_REQUEST = JSON.stringify({
   jsonrpc: '2.0',
   id: 'bench-stream',
   method: 'SendStreamingMessage',
-  params: { message: { role: 'user', messageId: 'bench-stream', parts: [{ kind: 'data', data: { type: 'inventory.search.request', filters: { make: ['Honda'] } } }] } },
+  params: {
+    message: { role: 'user', messageId: 'bench-stream', parts: [{ kind: 'data', data: { type: 'inventory.search.request', filters: { make: ['Honda'] } } }] },
+  },
 });
 
 /** Opens one stream; resolves with the milliseconds from sending the request to the first `data:` line. */
@@ -18,13 +20,23 @@ function firstEventMs(url, agent) {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     let firstAt;
-    const req = http.request(`${url}/a2a`, { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(STREAM_REQUEST) } }, (res) => {
-      res.on('data', (chunk) => {
-        if (firstAt === undefined && chunk.includes('data:')) firstAt = performance.now();
-      });
-      res.on('end', () => (firstAt === undefined ? reject(new Error(`${url}: the stream ended without an event (HTTP ${res.statusCode})`)) : resolve(firstAt - start)));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${url}/a2a`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(STREAM_REQUEST) },
+      },
+      (res) => {
+        res.on('data', (chunk) => {
+          if (firstAt === undefined && chunk.includes('data:')) firstAt = performance.now();
+        });
+        res.on('end', () =>
+          firstAt === undefined ? reject(new Error(`${url}: the stream ended without an event (HTTP ${res.statusCode})`)) : resolve(firstAt - start),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(STREAM_REQUEST);
   });

@@ -16,7 +16,15 @@ export const SSE_INTERVAL_MS = 5;
 function fixedReply() {
   const vehicles = [];
   for (let i = 0; vehicles.length < 6; i++) {
-    vehicles.push({ vin: `1HGCV1F3${String(i).padStart(9, '0')}`, make: 'Honda', model: 'Accord', year: 2022 + (i % 3), price: 27_000 + i * 450, status: 'available', dealer_stock_id: `ST-${1000 + i}` });
+    vehicles.push({
+      vin: `1HGCV1F3${String(i).padStart(9, '0')}`,
+      make: 'Honda',
+      model: 'Accord',
+      year: 2022 + (i % 3),
+      price: 27_000 + i * 450,
+      status: 'available',
+      dealer_stock_id: `ST-${1000 + i}`,
+    });
   }
   const body = {
     jsonrpc: '2.0',
@@ -25,7 +33,12 @@ function fixedReply() {
       kind: 'message',
       role: 'agent',
       messageId: '01J00000000000000000000000',
-      parts: [{ kind: 'data', data: { type: 'inventory.search.response', total: vehicles.length, vehicles, facets: { make: { Honda: 6 }, body_style: { sedan: 6 } } } }],
+      parts: [
+        {
+          kind: 'data',
+          data: { type: 'inventory.search.response', total: vehicles.length, vehicles, facets: { make: { Honda: 6 }, body_style: { sedan: 6 } } },
+        },
+      ],
     },
   };
   let text = JSON.stringify(body);
@@ -38,7 +51,9 @@ function fixedReply() {
 }
 
 const REPLY = fixedReply();
-const SSE_EVENT = Buffer.from(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: 'status-update', taskId: 't1', status: { state: 'working' } } })}\n\n`);
+const SSE_EVENT = Buffer.from(
+  `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: 'status-update', taskId: 't1', status: { state: 'working' } } })}\n\n`,
+);
 
 function streamEvents(res) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

@@ -26,7 +26,10 @@ export function runWrk(options) {
   const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-wrk-'));
   const script = path.join(dir, 'post.lua');
   const headers = Object.entries(options.headers ?? {}).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(String(v))}`);
-  writeFileSync(script, [`wrk.method = ${JSON.stringify(options.method ?? 'GET')}`, ...headers, `wrk.body = ${JSON.stringify(options.body ?? '')}`].join('\n') + '\n');
+  writeFileSync(
+    script,
+    [`wrk.method = ${JSON.stringify(options.method ?? 'GET')}`, ...headers, `wrk.body = ${JSON.stringify(options.body ?? '')}`].join('\n') + '\n',
+  );
   const args = ['-t', '1', '-c', String(options.connections), '-d', `${options.duration}s`, '--latency', '-s', script, options.url];
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });

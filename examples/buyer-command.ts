@@ -16,7 +16,9 @@ const url = process.env.AAP_DEALER_URL;
 // With several dealers (AAP_DEALER_URLS), the resilient buyer fans out; "serial" is its flawed twin.
 const dealers = dealerUrlsFromEnv();
 if (!['resilient', 'naive', 'serial'].includes(kind ?? '') || !url || (kind === 'serial' && !dealers)) {
-  process.stderr.write('usage: AAP_DEALER_URL=http://… buyer-command.ts resilient|naive, or AAP_DEALER_URLS=http://…,http://… buyer-command.ts resilient|serial\n');
+  process.stderr.write(
+    'usage: AAP_DEALER_URL=http://… buyer-command.ts resilient|naive, or AAP_DEALER_URLS=http://…,http://… buyer-command.ts resilient|serial\n',
+  );
   process.exit(2);
 }
 const budgetMs = process.env.AAP_BUYER_BUDGET_MS === undefined ? undefined : Number(process.env.AAP_BUYER_BUDGET_MS);

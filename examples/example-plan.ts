@@ -4,7 +4,12 @@ import { Inventory } from '../src/mock/inventory.js';
 
 const lead = {
   customer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', preferred_contact: 'email' },
-  consent: { granted_at: '2024-01-01T10:00:00Z', allowed_channels: ['email'], consent_text: 'I agree to be contacted about this vehicle.', scope: ['lead_submission'] },
+  consent: {
+    granted_at: '2024-01-01T10:00:00Z',
+    allowed_channels: ['email'],
+    consent_text: 'I agree to be contacted about this vehicle.',
+    scope: ['lead_submission'],
+  },
   source_agent: { name: 'reference-buyer', url: 'https://buyer.example' },
 };
 
@@ -15,4 +20,3 @@ export const examplePlan: ShoppingPlan = {
   // The lead's free text is `message` in the AAP schema (`comments` was refused with SCHEMA_VALIDATION_FAILED).
   leads: [lead, { ...lead, message: 'Is it still available this weekend?' }],
 };
-

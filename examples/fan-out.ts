@@ -33,7 +33,9 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** The dealers' base URLs of AAP_DEALER_URLS (comma-separated), or undefined when it is not set. */
 export function dealerUrlsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
-  const urls = env.AAP_DEALER_URLS?.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const urls = env.AAP_DEALER_URLS?.split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
   return urls && urls.length > 0 ? urls : undefined;
 }
 

@@ -28,9 +28,7 @@ export interface ShoppingPlan {
 }
 
 /** What became of one call of the trip, after the buyer's own retries. */
-export type CallOutcome =
-  | { skill: string; ok: true; data: SkillData }
-  | { skill: string; ok: false; reason: string };
+export type CallOutcome = { skill: string; ok: true; data: SkillData } | { skill: string; ok: false; reason: string };
 
 /** One buyer's way of making a call: it sends, retries as it sees fit, and reports the outcome. */
 export interface SkillCaller {

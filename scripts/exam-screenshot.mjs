@@ -14,7 +14,10 @@ const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-shot-'));
 const html = path.join(dir, 'report.html');
 try {
   try {
-    execFileSync(process.execPath, ['bin/aap-chaos.js', 'exam', '--parallel', '6', '--html', html, '--', 'python3', 'examples/python-buyer/buyer.py'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, ['bin/aap-chaos.js', 'exam', '--parallel', '6', '--html', html, '--', 'python3', 'examples/python-buyer/buyer.py'], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   } catch (e) {
     if (e.status !== 1) throw e; // a FAIL still makes a report worth showing
   }

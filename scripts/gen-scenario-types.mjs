@@ -39,7 +39,8 @@ async function effectKeysByKind() {
   for (const [key, property] of Object.entries(schema.$defs.Rule.properties)) {
     const kind = property['x-aap-effect'];
     if (kind === undefined) continue;
-    if (!EFFECT_KINDS.includes(kind)) throw new Error(`schema/scenario.schema.json: /$defs/Rule/properties/${key}/x-aap-effect must be one of ${EFFECT_KINDS.join(', ')}`);
+    if (!EFFECT_KINDS.includes(kind))
+      throw new Error(`schema/scenario.schema.json: /$defs/Rule/properties/${key}/x-aap-effect must be one of ${EFFECT_KINDS.join(', ')}`);
     lists[kind].push(key);
   }
   return lists;
@@ -66,7 +67,11 @@ export async function generateEffectKeys() {
 
 /** `rate_limit` → the file `rate-limit` and the factory `createRateLimitEffect`. */
 const effectFile = (key) => key.replaceAll('_', '-');
-const effectFactory = (key) => `create${key.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Effect`;
+const effectFactory = (key) =>
+  `create${key
+    .split('_')
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join('')}Effect`;
 
 /** The TypeScript source of the registry: every effect key of the schema → its implementation. */
 export async function generateEffectRegistry() {

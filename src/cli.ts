@@ -52,13 +52,25 @@ function checked<T extends Record<string, unknown>>(given: T): T {
 /** One flag per report threshold, named after it: retry_after_tolerance_ms → --retry-after-tolerance-ms. */
 const flagName = (threshold: string) => threshold.replace(/_/g, '-');
 function thresholdFlags(): Record<string, { type: 'number'; describe: string }> {
-  return Object.fromEntries(THRESHOLD_NAMES.map((n) => [flagName(n), { type: 'number' as const, describe: `report threshold (default ${DEFAULT_THRESHOLDS[n]})` }]));
+  return Object.fromEntries(
+    THRESHOLD_NAMES.map((n) => [flagName(n), { type: 'number' as const, describe: `report threshold (default ${DEFAULT_THRESHOLDS[n]})` }]),
+  );
 }
 
 /** --max-scenario-bytes and --max-scenario-rules, on every command that loads scenarios. */
 const scenarioLimitFlags = {
-  'max-scenario-bytes': { type: 'string', nargs: 1, default: String(DEFAULT_SCENARIO_LIMITS.maxBytes), describe: 'scenario files larger than this are refused' },
-  'max-scenario-rules': { type: 'string', nargs: 1, default: String(DEFAULT_SCENARIO_LIMITS.maxRules), describe: 'scenarios with more rules than this are refused' },
+  'max-scenario-bytes': {
+    type: 'string',
+    nargs: 1,
+    default: String(DEFAULT_SCENARIO_LIMITS.maxBytes),
+    describe: 'scenario files larger than this are refused',
+  },
+  'max-scenario-rules': {
+    type: 'string',
+    nargs: 1,
+    default: String(DEFAULT_SCENARIO_LIMITS.maxRules),
+    describe: 'scenarios with more rules than this are refused',
+  },
 } as const;
 
 /** Applies --max-scenario-bytes and --max-scenario-rules after checking them like every other flag. */
@@ -148,7 +160,9 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
   if (argv.watch && !(tlsFiles.length > 0 && argv.scenario === undefined)) {
     const ref = typeof argv.scenario === 'string' ? await resolveScenarioRef(argv.scenario) : undefined;
     if (!ref?.ok || ref.builtin) {
-      fail(`--watch: needs --scenario FILE to watch, got ${typeof argv.scenario === 'string' ? `"${argv.scenario}" (${ref?.ok ? 'a built-in scenario' : 'not a file'})` : 'no --scenario'}`);
+      fail(
+        `--watch: needs --scenario FILE to watch, got ${typeof argv.scenario === 'string' ? `"${argv.scenario}" (${ref?.ok ? 'a built-in scenario' : 'not a file'})` : 'no --scenario'}`,
+      );
     }
     watchedFile = ref.path;
   }
@@ -221,24 +235,66 @@ async function main(): Promise<void> {
       'run the proxy (in front of --target, or of the embedded mock dealer)',
       (y) =>
         y
-          .option('target', { type: 'string', describe: 'dealer agent base URL, or replay:FILE (a dealer answering from a recording); without it the embedded mock dealer is used' })
-          .option('dealer', { type: 'string', array: true, describe: 'several dealers behind one proxy: NAME=URL, repeatable; each is reached under /d/NAME/ (not with --target)' })
-          .option('mock-dealers', { type: 'string', nargs: 1, describe: 'start N embedded mock dealers (m1…mN, 1-64), each under /d/NAME/ with its own seeded inventory and lead store' })
+          .option('target', {
+            type: 'string',
+            describe: 'dealer agent base URL, or replay:FILE (a dealer answering from a recording); without it the embedded mock dealer is used',
+          })
+          .option('dealer', {
+            type: 'string',
+            array: true,
+            describe: 'several dealers behind one proxy: NAME=URL, repeatable; each is reached under /d/NAME/ (not with --target)',
+          })
+          .option('mock-dealers', {
+            type: 'string',
+            nargs: 1,
+            describe: 'start N embedded mock dealers (m1…mN, 1-64), each under /d/NAME/ with its own seeded inventory and lead store',
+          })
           .option('port', { type: 'string', nargs: 1, default: '8080', describe: 'proxy port (0 = any free port)' })
           .option('host', { type: 'string', default: '127.0.0.1', describe: 'proxy address' })
-          .option('allow-host', { type: 'string', array: true, describe: 'a Host name the proxy answers to besides loopback names when it listens on loopback (*.NAME for subdomains); repeatable' })
+          .option('allow-host', {
+            type: 'string',
+            array: true,
+            describe: 'a Host name the proxy answers to besides loopback names when it listens on loopback (*.NAME for subdomains); repeatable',
+          })
           .option('scenario', { alias: 's', type: 'string', describe: 'scenario file, or the name of a built-in scenario' })
           .option('watch', { type: 'boolean', default: false, describe: 'reload the scenario file when it changes' })
           .option('seed', { type: 'string', nargs: 1, describe: 'seed for every random choice, 0-4294967295 (overrides the scenario)' })
           // No yargs default: an absent flag lets the scenario's profile: (then the card) decide.
-          .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, describe: "envelope profile (default: the scenario's profile:, else auto, which reads the dealer card)" })
+          .option('profile', {
+            type: 'string',
+            choices: ['auto', '1.3', '2.0'] as const,
+            describe: "envelope profile (default: the scenario's profile:, else auto, which reads the dealer card)",
+          })
           .option('extension-uri', { type: 'string', describe: 'AAP extension URI named by -32008 (default: from the dealer card)' })
-          .option('upstream-timeout', { type: 'string', nargs: 1, default: '30s', describe: "how long to wait for the dealer's headers and between body chunks (e.g. 30s, 500ms; 0 = no timeout)" })
-          .option('stream-idle-timeout', { type: 'string', nargs: 1, default: '0', describe: "how long a dealer's event stream (text/event-stream) may go quiet between events, instead of --upstream-timeout (0 = no limit)" })
-          .option('max-inspect-bytes', { type: 'string', nargs: 1, default: String(1024 * 1024), describe: 'request bodies larger than this are forwarded without inspection' })
-          .option('rewrite-card', { type: 'boolean', default: true, describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)' })
+          .option('upstream-timeout', {
+            type: 'string',
+            nargs: 1,
+            default: '30s',
+            describe: "how long to wait for the dealer's headers and between body chunks (e.g. 30s, 500ms; 0 = no timeout)",
+          })
+          .option('stream-idle-timeout', {
+            type: 'string',
+            nargs: 1,
+            default: '0',
+            describe: "how long a dealer's event stream (text/event-stream) may go quiet between events, instead of --upstream-timeout (0 = no limit)",
+          })
+          .option('max-inspect-bytes', {
+            type: 'string',
+            nargs: 1,
+            default: String(1024 * 1024),
+            describe: 'request bodies larger than this are forwarded without inspection',
+          })
+          .option('rewrite-card', {
+            type: 'boolean',
+            default: true,
+            describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)',
+          })
           .option('dry-run', { type: 'boolean', default: false, describe: 'decide and journal faults, but change nothing' })
-          .option('check-dealer', { type: 'boolean', default: false, describe: "check the dealer's replies against the AAP conformance rules (journaled; bytes unchanged)" })
+          .option('check-dealer', {
+            type: 'boolean',
+            default: false,
+            describe: "check the dealer's replies against the AAP conformance rules (journaled; bytes unchanged)",
+          })
           .option('allow-header-faults', { type: 'boolean', default: false, describe: 'let requests force a fault with x-aap-chaos: <rule id | AAP code>' })
           .option('admin-port', { type: 'string', nargs: 1, default: '8081', describe: 'admin API port (0 = any free port)' })
           .option('admin-host', { type: 'string', default: '127.0.0.1', describe: 'admin API address (any non-loopback address needs --admin-token)' })
@@ -246,25 +302,69 @@ async function main(): Promise<void> {
           .option('journal', { type: 'string', describe: 'append one JSON line per request to this file' })
           .option('journal-ring', { type: 'string', nargs: 1, default: '10000', describe: 'journal entries kept in memory for the admin API (≥ 1)' })
           .option('drain-timeout', { type: 'string', nargs: 1, default: '5s', describe: 'how long requests in flight may finish at shutdown' })
-          .option('client-key', { type: 'string', describe: 'who a journal line belongs to: ip or header:NAME (default: the header every rule keys on, else ip)' })
-          .option('session-header', { type: 'string', default: 'x-aap-chaos-session', describe: 'request header that names a session (its own rule state, journal and report)' })
+          .option('client-key', {
+            type: 'string',
+            describe: 'who a journal line belongs to: ip or header:NAME (default: the header every rule keys on, else ip)',
+          })
+          .option('session-header', {
+            type: 'string',
+            default: 'x-aap-chaos-session',
+            describe: 'request header that names a session (its own rule state, journal and report)',
+          })
           .option('report', { type: 'boolean', default: false, describe: 'print the buyer report when the proxy stops' })
-          .option('mock-profile', { type: 'string', choices: ['1.3', '2.0'] as const, describe: 'profile of the embedded mock dealer (default: the --profile or scenario profile: in force, else 1.3)' })
-          .option('mock-extension-uri', { type: 'string', describe: 'AAP extension URI the embedded mock dealer declares (default: the v1.3 URI, or the 2.0 draft placeholder)' })
+          .option('mock-profile', {
+            type: 'string',
+            choices: ['1.3', '2.0'] as const,
+            describe: 'profile of the embedded mock dealer (default: the --profile or scenario profile: in force, else 1.3)',
+          })
+          .option('mock-extension-uri', {
+            type: 'string',
+            describe: 'AAP extension URI the embedded mock dealer declares (default: the v1.3 URI, or the 2.0 draft placeholder)',
+          })
           .option('mock-streaming', { type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage' })
           .option('inventory', { type: 'string', describe: 'JSON inventory file for the mock dealer' })
           .option('max-body', { type: 'string', nargs: 1, default: String(10 * 1024 * 1024), describe: 'request bodies larger than this are refused with 413' })
           .option('ca', { type: 'string', describe: 'PEM file of CA certificates to trust for an https:// target' })
-          .option('redact-header', { type: 'string', array: true, describe: 'a header whose value is a secret (besides Authorization, cookies, x-api-key); repeatable' })
-          .option('insecure', { type: 'boolean', default: false, describe: 'do not verify the https:// target\'s certificate' })
-          .option('state', { type: 'string', describe: 'where rule state lives: memory (default) or redis://host:port/db, shared by every replica (or AAP_CHAOS_STATE)' })
+          .option('redact-header', {
+            type: 'string',
+            array: true,
+            describe: 'a header whose value is a secret (besides Authorization, cookies, x-api-key); repeatable',
+          })
+          .option('insecure', { type: 'boolean', default: false, describe: "do not verify the https:// target's certificate" })
+          .option('state', {
+            type: 'string',
+            describe: 'where rule state lives: memory (default) or redis://host:port/db, shared by every replica (or AAP_CHAOS_STATE)',
+          })
           .option('replica-id', { type: 'string', describe: "this replica's name in journal lines and /status (default host-pid); also mixed into the seed" })
-          .option('record', { type: 'string', describe: "append every exchange with the dealer (and its agent card) to this JSONL recording, for aap-chaos replay" })
-          .option('record-max-bytes', { type: 'string', nargs: 1, default: String(100 * 1024 * 1024), describe: 'the recording stops, with a message, when the file would grow past this' })
-          .option('otlp-endpoint', { type: 'string', describe: 'OTLP/HTTP collector URL for a span per exchange (/v1/traces is added; or OTEL_EXPORTER_OTLP_ENDPOINT)' })
-          .option('observe', { type: 'boolean', default: false, describe: 'inject nothing (as --dry-run) and grade live buyer traffic with the report checks, continuously' })
-          .option('workers', { type: 'string', nargs: 1, default: '1', describe: 'worker processes behind the one proxy port (more than 1 needs --state redis://… unless the scenario keeps no state)' })
-          .option('tls-cert', { type: 'string', describe: 'PEM certificate: serve buyers over HTTPS (with --tls-key); reloaded on SIGHUP, or on change with --watch' })
+          .option('record', {
+            type: 'string',
+            describe: 'append every exchange with the dealer (and its agent card) to this JSONL recording, for aap-chaos replay',
+          })
+          .option('record-max-bytes', {
+            type: 'string',
+            nargs: 1,
+            default: String(100 * 1024 * 1024),
+            describe: 'the recording stops, with a message, when the file would grow past this',
+          })
+          .option('otlp-endpoint', {
+            type: 'string',
+            describe: 'OTLP/HTTP collector URL for a span per exchange (/v1/traces is added; or OTEL_EXPORTER_OTLP_ENDPOINT)',
+          })
+          .option('observe', {
+            type: 'boolean',
+            default: false,
+            describe: 'inject nothing (as --dry-run) and grade live buyer traffic with the report checks, continuously',
+          })
+          .option('workers', {
+            type: 'string',
+            nargs: 1,
+            default: '1',
+            describe: 'worker processes behind the one proxy port (more than 1 needs --state redis://… unless the scenario keeps no state)',
+          })
+          .option('tls-cert', {
+            type: 'string',
+            describe: 'PEM certificate: serve buyers over HTTPS (with --tls-key); reloaded on SIGHUP, or on change with --watch',
+          })
           .option('tls-key', { type: 'string', describe: 'PEM private key of --tls-cert' })
           .option('admin-tls-cert', { type: 'string', describe: 'PEM certificate: serve the admin API over HTTPS (with --admin-tls-key)' })
           .option('admin-tls-key', { type: 'string', describe: 'PEM private key of --admin-tls-cert' })
@@ -282,10 +382,22 @@ async function main(): Promise<void> {
           .usage('$0 mock [options]\n\nServe the embedded AAP mock dealer on its own (no proxy), e.g. as the --target of a proxy elsewhere.')
           .option('port', { type: 'string', nargs: 1, default: '8090', describe: 'port of the mock dealer (0 = any free port)' })
           .option('host', { type: 'string', default: '127.0.0.1', describe: 'address of the mock dealer' })
-          .option('profile', { type: 'string', choices: ['1.3', '2.0'] as const, default: '1.3' as const, describe: 'AAP profile the dealer speaks: its card, error envelopes and header rules' })
-          .option('mock-streaming', { type: 'boolean', default: false, describe: 'also serve SendStreamingMessage as a task stream (the card says streaming: true)' })
+          .option('profile', {
+            type: 'string',
+            choices: ['1.3', '2.0'] as const,
+            default: '1.3' as const,
+            describe: 'AAP profile the dealer speaks: its card, error envelopes and header rules',
+          })
+          .option('mock-streaming', {
+            type: 'boolean',
+            default: false,
+            describe: 'also serve SendStreamingMessage as a task stream (the card says streaming: true)',
+          })
           .option('inventory', { type: 'string', describe: 'JSON inventory file to serve instead of the generated one' })
-          .option('mock-extension-uri', { type: 'string', describe: 'AAP extension URI the card declares (default: the v1.3 URI, or the 2.0 draft placeholder)' })
+          .option('mock-extension-uri', {
+            type: 'string',
+            describe: 'AAP extension URI the card declares (default: the v1.3 URI, or the 2.0 draft placeholder)',
+          })
           .option('seed', { type: 'string', nargs: 1, describe: 'seed of the generated inventory, 0-4294967295 (same seed, same vehicles)' })
           .options(listenerTimeoutFlags),
       async (argv) => {
@@ -305,7 +417,16 @@ async function main(): Promise<void> {
           fail((e as Error).message);
         }
         try {
-          const mock = await startMockDealer({ port, host: argv.host, profile: argv.profile, extensionUri, streaming: argv.mockStreaming, inventoryFile: argv.inventory, seed, timeouts });
+          const mock = await startMockDealer({
+            port,
+            host: argv.host,
+            profile: argv.profile,
+            extensionUri,
+            streaming: argv.mockStreaming,
+            inventoryFile: argv.inventory,
+            seed,
+            timeouts,
+          });
           out(`mock dealer (AAP ${argv.profile}, extension ${mock.dealer.extensionUri}) on ${mock.url}; agent card at ${mock.url}/.well-known/agent-card.json`);
           closeOnSignals({ close: () => mock.close() }, { log: out });
         } catch (e) {
@@ -342,15 +463,22 @@ async function main(): Promise<void> {
       async (parsed) => {
         const argv = parsed as Record<string, any>;
         const thresholds = Object.fromEntries(THRESHOLD_NAMES.filter((n) => argv[flagName(n)] !== undefined).map((n) => [n, argv[flagName(n)]]));
-        const result = await runReportCommand(argv.journals as string[], { json: argv.json, junit: argv.junit, profile: argv.profile, extensionUri: argv.extensionUri, thresholds });
+        const result = await runReportCommand(argv.journals as string[], {
+          json: argv.json,
+          junit: argv.junit,
+          profile: argv.profile,
+          extensionUri: argv.extensionUri,
+          thresholds,
+        });
         out(result.output);
         process.exitCode = result.exitCode;
       },
     )
     .command(
       'audit <action> <file>',
-      'audit verify FILE: check an audit log\'s hash chain; exit 0 when intact, 1 naming the first removed or edited line',
-      (y) => y.positional('action', { type: 'string', choices: ['verify'] as const, demandOption: true }).positional('file', { type: 'string', demandOption: true }),
+      "audit verify FILE: check an audit log's hash chain; exit 0 when intact, 1 naming the first removed or edited line",
+      (y) =>
+        y.positional('action', { type: 'string', choices: ['verify'] as const, demandOption: true }).positional('file', { type: 'string', demandOption: true }),
       async (argv) => {
         const result = await runAuditVerify(argv.file as string);
         (result.exitCode === 0 ? out : err)(result.output);
@@ -363,7 +491,12 @@ async function main(): Promise<void> {
       (y) =>
         y
           .option('target', { type: 'string', demandOption: true, describe: 'dealer agent base URL (its card is at /.well-known/agent-card.json)' })
-          .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, default: 'auto' as const, describe: 'profile to hold the dealer to; auto reads the card' })
+          .option('profile', {
+            type: 'string',
+            choices: ['auto', '1.3', '2.0'] as const,
+            default: 'auto' as const,
+            describe: 'profile to hold the dealer to; auto reads the card',
+          })
           .option('rpc-url', { type: 'string', describe: "JSON-RPC URL to probe (default: the card's JSONRPC interface path on --target)" })
           .option('probe-rate-limit', { type: 'boolean', default: false, describe: 'also send repeated calls until the dealer answers RATE_LIMITED' })
           .option('json', { type: 'boolean', default: false, describe: 'print the result, with the wire record, as JSON' })
@@ -371,7 +504,14 @@ async function main(): Promise<void> {
       async (argv) => {
         // Loaded on use: the probe's modules cost the other commands nothing at start-up.
         const { runCheckCommand } = await import('./commands/check.js');
-        const result = await runCheckCommand({ target: argv.target, profile: argv.profile, rpcUrl: argv.rpcUrl, probeRateLimit: argv.probeRateLimit, json: argv.json, junit: argv.junit });
+        const result = await runCheckCommand({
+          target: argv.target,
+          profile: argv.profile,
+          rpcUrl: argv.rpcUrl,
+          probeRateLimit: argv.probeRateLimit,
+          json: argv.json,
+          junit: argv.junit,
+        });
         out(result.output);
         process.exitCode = result.exitCode;
       },

@@ -77,5 +77,14 @@ export type { ChangeNotice, DroppedNotice } from './control/events.js';
 export type { AuditEntry } from './journal/audit.js';
 export type { LeverState } from './control/safety-lever.js';
 export { runCheck, type CheckOptions, type CheckReport, type RuleResult, type RuleVerdict } from './check/run-check.js';
-export { CONFORMANCE_RULES, checkCard, checkReply, violationsOf, type ConformanceRule, type Exchange, type Finding, type Violation } from './protocol/conformance/index.js';
+export {
+  CONFORMANCE_RULES,
+  checkCard,
+  checkReply,
+  violationsOf,
+  type ConformanceRule,
+  type Exchange,
+  type Finding,
+  type Violation,
+} from './protocol/conformance/index.js';
 export type { DealerConformanceSection } from './report/dealer-conformance.js';

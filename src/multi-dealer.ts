@@ -34,12 +34,18 @@ export async function startDealers(
   timeouts: ListenerTimeouts,
   onStarted: (mock: RunningMockDealer) => void,
 ): Promise<DealerTarget[]> {
-  if (opts.target !== undefined) throw new OptionError(`--dealer / --mock-dealers: cannot be combined with --target ${JSON.stringify(opts.target)} (give that dealer a name: --dealer NAME=${opts.target})`);
+  if (opts.target !== undefined)
+    throw new OptionError(
+      `--dealer / --mock-dealers: cannot be combined with --target ${JSON.stringify(opts.target)} (give that dealer a name: --dealer NAME=${opts.target})`,
+    );
   const named = opts.dealers ?? [];
   const count = opts.mockDealers ?? 0;
   for (let i = 1; i <= count; i++) {
     const clash = named.find((d) => d.name === mockDealerName(i));
-    if (clash) throw new OptionError(`--dealer: "${clash.name}=${clash.url}" uses the name of mock dealer ${clash.name} (--mock-dealers ${count} names its mocks m1…m${count})`);
+    if (clash)
+      throw new OptionError(
+        `--dealer: "${clash.name}=${clash.url}" uses the name of mock dealer ${clash.name} (--mock-dealers ${count} names its mocks m1…m${count})`,
+      );
   }
   const out = [...named];
   // Same seed, same dealers: mock i serves the inventory of seed + i.

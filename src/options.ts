@@ -277,7 +277,8 @@ export function checkOption(spec: OptionSpec, name: string, value: unknown, orig
   try {
     return spec.parse(value);
   } catch (e) {
-    const quoted = spec.shown && typeof value === 'string' ? JSON.stringify(spec.shown(value)) : describeValue(e instanceof Invalid && e.item ? e.item.value : value);
+    const quoted =
+      spec.shown && typeof value === 'string' ? JSON.stringify(spec.shown(value)) : describeValue(e instanceof Invalid && e.item ? e.item.value : value);
     if (e instanceof Invalid) throw new OptionError(`${label(spec, name, origin)}: ${quoted} ${e.problem}`);
     throw e;
   }
@@ -290,10 +291,14 @@ export function checkOption(spec: OptionSpec, name: string, value: unknown, orig
 export function checkOptions<T extends Record<string, unknown>>(given: T, origin: OptionOrigin): T {
   const out: Record<string, unknown> = { ...given };
   for (const [name, spec] of Object.entries(RUN_OPTIONS)) if (name in given) out[name] = checkOption(spec, name, given[name], origin);
-  for (const [group, specs] of [['mock', MOCK_OPTIONS], ['replay', REPLAY_OPTIONS]] as const) {
+  for (const [group, specs] of [
+    ['mock', MOCK_OPTIONS],
+    ['replay', REPLAY_OPTIONS],
+  ] as const) {
     const nested = given[group];
     if (nested === undefined) continue;
-    if (nested === null || typeof nested !== 'object') throw new OptionError(`${origin === 'flag' ? `${group} options` : `option ${group}`}: ${describeValue(nested)} is not an object`);
+    if (nested === null || typeof nested !== 'object')
+      throw new OptionError(`${origin === 'flag' ? `${group} options` : `option ${group}`}: ${describeValue(nested)} is not an object`);
     const checked: Record<string, unknown> = { ...(nested as Record<string, unknown>) };
     for (const [name, spec] of Object.entries(specs)) if (name in checked) checked[name] = checkOption(spec, `${group}.${name}`, checked[name], origin);
     out[group] = checked;

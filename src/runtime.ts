@@ -195,13 +195,23 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   const own = opts.scenario !== undefined ? await validated(opts.scenario) : undefined;
   const fleet = stateUrl !== undefined ? await Fleet.start(stateUrl, opts.replicaId, opts.state === undefined) : undefined;
   const engineFor = (scenario: Scenario, version?: number) =>
-    createEngine(scenario, { seed: opts.seed, allowHeaderFaults: opts.allowHeaderFaults, onFaultOverflow, replicaId: opts.replicaId, ...(fleet && version !== undefined ? fleet.engineOptions(scenario, version) : {}) });
+    createEngine(scenario, {
+      seed: opts.seed,
+      allowHeaderFaults: opts.allowHeaderFaults,
+      onFaultOverflow,
+      replicaId: opts.replicaId,
+      ...(fleet && version !== undefined ? fleet.engineOptions(scenario, version) : {}),
+    });
   let engine: ScenarioEngine | undefined;
   try {
     // In a fleet the scenario already published wins over this replica's own.
     const adopted = await fleet?.adopt(own);
     // A published null is the fleet's pass-through (a TTL that ran out with nothing before it).
-    engine = adopted ? (isPassThrough(adopted.json) ? undefined : engineFor(await published(adopted.version, adopted.json), adopted.version)) : own && engineFor(own);
+    engine = adopted
+      ? isPassThrough(adopted.json)
+        ? undefined
+        : engineFor(await published(adopted.version, adopted.json), adopted.version)
+      : own && engineFor(own);
   } catch (err) {
     await fleet?.close();
     throw err;
@@ -243,7 +253,15 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       replayFile = target.slice(REPLAY_TARGET_PREFIX.length);
       // Loaded on use: a live run never pays for the replay's modules.
       const { startReplayDealer } = await import('./replay/dealer.js');
-      const started = await startReplayDealer({ ...opts.replay, file: replayFile, port: 0, host: '127.0.0.1', timeouts, log, secretHeaders: opts.redactHeaders });
+      const started = await startReplayDealer({
+        ...opts.replay,
+        file: replayFile,
+        port: 0,
+        host: '127.0.0.1',
+        timeouts,
+        log,
+        secretHeaders: opts.redactHeaders,
+      });
       replay = started;
       cleanups.push(() => started.close());
       target = started.url;
@@ -268,7 +286,13 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     let tracing: Tracing | undefined;
     if (traces) {
       const replica = fleet?.replica ?? opts.replicaId;
-      tracing = await startTracing(traces, { target: target ?? 'several dealers', version: VERSION, replica, onDropped: (reason, n) => metrics?.spanDropped(reason, n), log });
+      tracing = await startTracing(traces, {
+        target: target ?? 'several dealers',
+        version: VERSION,
+        replica,
+        onDropped: (reason, n) => metrics?.spanDropped(reason, n),
+        log,
+      });
       cleanups.push(() => tracing!.close());
     }
 
@@ -307,7 +331,12 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     if (router) target = [...router.dealers.values()].map((p) => p.forwarder.origin).join(', ');
     const proxy = router?.first ?? new ChaosProxy({ target: target!, ...proxyOptions });
     // What listens and what the engine and dry-run switch are set on: the router routes to every dealer.
-    const front: { decider: Decider | undefined; dryRun: boolean; listen(port: number, host: string): Promise<string>; close(drainMs?: number): Promise<void> } = router ?? proxy;
+    const front: {
+      decider: Decider | undefined;
+      dryRun: boolean;
+      listen(port: number, host: string): Promise<string>;
+      close(drainMs?: number): Promise<void>;
+    } = router ?? proxy;
     front.decider = engine;
     const events: RuntimeEvents = new EventEmitter();
     (router ?? proxy).observers.push(journal, metrics, hub, emitTo(events));
@@ -381,16 +410,19 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     cleanups.push(() => staging.close());
 
     // Another replica published a scenario: validate it here too, then swap.
-    await fleet?.follow(async (version, json) => {
-      try {
-        if (isPassThrough(json)) return clear();
-        swap(engineFor(await published(version, json), version));
-      } catch (err) {
-        // One line: the problems, each already naming where it is.
-        const problems = err instanceof ScenarioRejectedError ? err.problems.join('; ') : (err as Error).message;
-        log(`published scenario version ${version} refused, the running scenario stays: ${problems}`);
-      }
-    }, () => engine?.definition);
+    await fleet?.follow(
+      async (version, json) => {
+        try {
+          if (isPassThrough(json)) return clear();
+          swap(engineFor(await published(version, json), version));
+        } catch (err) {
+          // One line: the problems, each already naming where it is.
+          const problems = err instanceof ScenarioRejectedError ? err.problems.join('; ') : (err as Error).message;
+          log(`published scenario version ${version} refused, the running scenario stays: ${problems}`);
+        }
+      },
+      () => engine?.definition,
+    );
 
     // The lever is asked first (a refused change costs no work); the scenario is validated before
     // it is published, so a bad one never reaches the other replicas.
@@ -420,7 +452,11 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
         operatorDryRun = enabled;
         front.dryRun = enabled || staging.lever.state.pulled;
         void staging.recordAction('dry-run', 'proxy', actor, enabled ? 'on' : 'off');
-        log(enabled ? 'dry run on: faults are journaled, never applied' : `dry run off: faults apply again${staging.lever.state.pulled ? ' once the safety lever is released' : ''}`);
+        log(
+          enabled
+            ? 'dry run on: faults are journaled, never applied'
+            : `dry run off: faults apply again${staging.lever.state.pulled ? ' once the safety lever is released' : ''}`,
+        );
       },
       async reset(actor = PROXY_ITSELF): Promise<void> {
         engine?.reset();
@@ -472,11 +508,18 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
     };
 
     const adminPort = opts.adminPort ?? 8081;
-    const admin: AdminServer = await listenNamed(ADMIN_LISTENER, adminHost, adminPort, () => startAdminServer(surface, { host: adminHost, port: adminPort, token: adminToken, timeouts, tls: tls.admin?.pair }));
+    const admin: AdminServer = await listenNamed(ADMIN_LISTENER, adminHost, adminPort, () =>
+      startAdminServer(surface, { host: adminHost, port: adminPort, token: adminToken, timeouts, tls: tls.admin?.pair }),
+    );
     cleanups.push(() => admin.close());
 
-    log(`aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : replayFile !== undefined ? `dealer replayed from ${replayFile} at ${target}` : target}`);
-    for (const [name, base] of Object.entries(dealerUrls ?? {})) log(`  dealer ${name}: ${base} -> ${router!.dealers.get(name)!.forwarder.origin}${mocks.some((m) => m.url === router!.dealers.get(name)!.forwarder.origin) ? ' (embedded mock)' : ''}`);
+    log(
+      `aap-chaos ${VERSION}: proxy on ${url} -> ${mock ? `embedded mock dealer at ${target}` : replayFile !== undefined ? `dealer replayed from ${replayFile} at ${target}` : target}`,
+    );
+    for (const [name, base] of Object.entries(dealerUrls ?? {}))
+      log(
+        `  dealer ${name}: ${base} -> ${router!.dealers.get(name)!.forwarder.origin}${mocks.some((m) => m.url === router!.dealers.get(name)!.forwarder.origin) ? ' (embedded mock)' : ''}`,
+      );
     if (proxy.profile.origin === 'default' && proxy.profile.fallbackReason)
       log(`profile ${proxy.profile.profile} (the default): ${proxy.profile.fallbackReason}; it changes when a card naming the AAP extension is seen`);
     log(`admin API on ${admin.url}${adminToken ? ' (token required)' : ''}`);

@@ -167,16 +167,21 @@ export function readRpcError(error: Json, http: HttpFacts = {}): AapErrorReading
   }
   if (code !== undefined) reading.code = code;
   else notFound.push({ field: 'code', why: 'neither an aap.error payload nor an ErrorInfo names one' });
-  if (code !== undefined && reading.kind === 'aap' && !isAapCode(code)) notFound.push({ field: 'code', why: `"${code.slice(0, 64)}" is not one of the 12 AAP codes` });
+  if (code !== undefined && reading.kind === 'aap' && !isAapCode(code))
+    notFound.push({ field: 'code', why: `"${code.slice(0, 64)}" is not one of the 12 AAP codes` });
 
   // retryable: the dealer's per-instance value over the table default.
   let retryable: boolean | undefined = typeof payload?.retryable === 'boolean' ? payload.retryable : undefined;
-  if (payload && retryable === undefined) notFound.push({ field: 'retryable', why: `the payload's retryable is ${typeName(payload.retryable)}, not a boolean` });
+  if (payload && retryable === undefined)
+    notFound.push({ field: 'retryable', why: `the payload's retryable is ${typeName(payload.retryable)}, not a boolean` });
   const metaRetryable = metadataRetryable(aapInfo, notFound);
   retryable ??= metaRetryable;
   if (retryable === undefined) {
     retryable = code !== undefined && isAapCode(code) ? AAP_CODE_TABLE[code].retryable : false;
-    notFound.push({ field: 'retryable', why: `the dealer did not say: ${code !== undefined && isAapCode(code) ? `the table default for ${code}` : 'taken as false'}` });
+    notFound.push({
+      field: 'retryable',
+      why: `the dealer did not say: ${code !== undefined && isAapCode(code) ? `the table default for ${code}` : 'taken as false'}`,
+    });
   }
   reading.retryable = retryable;
 
@@ -190,12 +195,16 @@ export function readRpcError(error: Json, http: HttpFacts = {}): AapErrorReading
   if (retryAfterMs !== undefined) reading.retryAfterMs = retryAfterMs;
   else if (retryable) {
     const given = details?.retry_after_ms ?? details?.retry_after_seconds;
-    notFound.push({ field: 'retryAfterMs', why: given === undefined ? 'no retry hint: back off on your own' : `the hint is ${typeName(given)}, not a non-negative number` });
+    notFound.push({
+      field: 'retryAfterMs',
+      why: given === undefined ? 'no retry hint: back off on your own' : `the hint is ${typeName(given)}, not a non-negative number`,
+    });
   }
 
   const errors = fieldErrorsOf(details?.errors, notFound) ?? violationsOf(badRequest);
   if (errors !== undefined) reading.errors = errors;
-  else if (code !== undefined && isAapCode(code) && VALIDATION_CODES.has(code)) notFound.push({ field: 'errors', why: 'no details.errors[] and no BadRequest' });
+  else if (code !== undefined && isAapCode(code) && VALIDATION_CODES.has(code))
+    notFound.push({ field: 'errors', why: 'no details.errors[] and no BadRequest' });
 
   // The activation hint: ErrorInfo metadata, else the message (which the contract makes name both).
   if (jsonRpcCode === EXTENSION_REQUIRED || code === 'EXTENSION_SUPPORT_REQUIRED') {

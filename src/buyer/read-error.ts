@@ -39,7 +39,8 @@ function headerOf(headers: unknown, name: string): string | undefined {
     const value: unknown = get.call(headers, name);
     return typeof value === 'string' ? value : undefined;
   }
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+  for (const [key, value] of Object.entries(headers))
+    if (key.toLowerCase() === name) return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
   return undefined;
 }
 
@@ -77,7 +78,9 @@ function readHttpFailure(o: Json): AapErrorReading {
   const parsed = typeof body === 'string' ? parseJson(body) : body;
   const error = isObject(parsed) ? parsed.error : undefined;
   if (isRpcErrorMember(error)) return readRpcError(error, http);
-  const notFound: NotFound[] = [{ field: 'jsonRpcCode', why: body === undefined || isReadableStream(body) ? 'the body was not given' : 'the body is not a JSON-RPC error' }];
+  const notFound: NotFound[] = [
+    { field: 'jsonRpcCode', why: body === undefined || isReadableStream(body) ? 'the body was not given' : 'the body is not a JSON-RPC error' },
+  ];
   const extra: Partial<AapErrorReading> = { httpStatus: status };
   if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
   return transport(`HTTP ${status}${typeof o.statusText === 'string' && o.statusText ? ` ${o.statusText}` : ''}`, retryableStatus(status), notFound, extra);

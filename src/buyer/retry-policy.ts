@@ -81,7 +81,8 @@ export function retryPolicy(options: RetryPolicyOptions = {}): RetryPolicy {
 
   return {
     decide(reading, context) {
-      const what = reading.code ?? (reading.jsonRpcCode !== undefined ? `JSON-RPC ${reading.jsonRpcCode}` : reading.kind === 'transport' ? 'no answer' : 'error');
+      const what =
+        reading.code ?? (reading.jsonRpcCode !== undefined ? `JSON-RPC ${reading.jsonRpcCode}` : reading.kind === 'transport' ? 'no answer' : 'error');
       if (context.attempt >= maxAttempts) return { action: 'stop', reason: `${what}: gave up after ${context.attempt} attempts` };
 
       if (reading.jsonRpcCode === EXTENSION_REQUIRED || reading.code === 'EXTENSION_SUPPORT_REQUIRED') {
@@ -93,7 +94,8 @@ export function retryPolicy(options: RetryPolicyOptions = {}): RetryPolicy {
       }
 
       if (!reading.retryable) {
-        if (reading.errors !== undefined && reading.errors.length > 0) return { action: 'fix', errors: reading.errors, reason: `${what}: fix ${reading.errors.length} field(s) and send a changed request` };
+        if (reading.errors !== undefined && reading.errors.length > 0)
+          return { action: 'fix', errors: reading.errors, reason: `${what}: fix ${reading.errors.length} field(s) and send a changed request` };
         return { action: 'stop', reason: `${what}: not retryable` };
       }
 
@@ -107,7 +109,8 @@ export function retryPolicy(options: RetryPolicyOptions = {}): RetryPolicy {
       let afterMs: number;
       let reason: string;
       if (reading.retryAfterMs !== undefined) {
-        if (reading.retryAfterMs > maxRetryAfterMs) return { action: 'stop', reason: `${what}: the dealer asks for ${reading.retryAfterMs} ms, more than maxRetryAfterMs (${maxRetryAfterMs})` };
+        if (reading.retryAfterMs > maxRetryAfterMs)
+          return { action: 'stop', reason: `${what}: the dealer asks for ${reading.retryAfterMs} ms, more than maxRetryAfterMs (${maxRetryAfterMs})` };
         afterMs = reading.retryAfterMs;
         reason = `${what}: retry after the dealer's hint`;
       } else {

@@ -31,7 +31,8 @@ export function formatCheck(report: CheckReport): string {
     for (const rule of failed) {
       lines.push(`  ${rule.id} ${rule.title}`);
       for (const e of rule.evidence.slice(0, EVIDENCE_SHOWN)) lines.push(`    ${e.probe} ${e.pointer || '/'}: expected ${e.expected}; seen ${e.seen}`);
-      if (rule.evidence.length > EVIDENCE_SHOWN) lines.push(`    … (+${rule.evidence.length - EVIDENCE_SHOWN} more; --json has them all, with the wire record)`);
+      if (rule.evidence.length > EVIDENCE_SHOWN)
+        lines.push(`    … (+${rule.evidence.length - EVIDENCE_SHOWN} more; --json has them all, with the wire record)`);
     }
   }
   for (const note of report.notes) lines.push(`note: ${note}`);
@@ -46,7 +47,8 @@ export function checkToJUnit(report: CheckReport): string {
     const base = { classname: 'aap-chaos.check', name: `${rule.id} ${rule.title}` };
     const evidence = rule.evidence.map((e) => `${e.probe} ${e.pointer || '/'}: expected ${e.expected}; seen ${e.seen}`).join('\n');
     if (rule.verdict === 'NOT CHECKED') return { ...base, outcome: { kind: 'skipped', message: rule.note ?? 'not checked' } };
-    if (rule.verdict === 'FAIL' && rule.severity === 'MUST') return { ...base, outcome: { kind: 'failure', type: 'MUST', message: evidenceLine(rule), body: evidence } };
+    if (rule.verdict === 'FAIL' && rule.severity === 'MUST')
+      return { ...base, outcome: { kind: 'failure', type: 'MUST', message: evidenceLine(rule), body: evidence } };
     if (rule.verdict === 'FAIL') return { ...base, outcome: { kind: 'pass', err: `SHOULD not met:\n${evidence}` } };
     return { ...base, outcome: { kind: 'pass', out: evidence } };
   });

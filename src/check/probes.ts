@@ -50,7 +50,12 @@ const declares = (ctx: ProbeContext, skill: AapSkill) => ctx.skills.includes(ski
 function validLead(): Record<string, unknown> {
   return {
     customer: { first_name: 'Conformance', last_name: 'Probe', email: 'probe@example.com' },
-    consent: { granted_at: rfc3339(Date.now() - 60_000), allowed_channels: ['email'], consent_text: 'I agree to be contacted about this enquiry.', scope: ['lead_submission'] },
+    consent: {
+      granted_at: rfc3339(Date.now() - 60_000),
+      allowed_channels: ['email'],
+      consent_text: 'I agree to be contacted about this enquiry.',
+      scope: ['lead_submission'],
+    },
     source_agent: { name: 'aap-chaos check' },
     message: 'A conformance probe; no one needs to answer it.',
     idempotency_key: `aap-chaos-check-${randomUUID()}`,
@@ -62,20 +67,40 @@ const MULTI_PROBLEM: Record<AapSkill, Record<string, unknown>> = {
   'inventory.search': { filters: { year_min: 'twenty-twenty', colour: ['red'] }, pagination: { limit: 0 }, sort: { field: 'price', order: 'sideways' } },
   'inventory.facets': { filters: { year_min: 'twenty-twenty', colour: ['red'] } },
   'inventory.vehicle': { vin: 'SHORT', colour: 'red' },
-  'lead.submit': { ...validLead(), customer: { first_name: '', last_name: 'Probe', email: 'probe@example.com', age: 40 }, appointment: { appointment_type: 'haircut' } },
+  'lead.submit': {
+    ...validLead(),
+    customer: { first_name: '', last_name: 'Probe', email: 'probe@example.com', age: 40 },
+    appointment: { appointment_type: 'haircut' },
+  },
   'dealer.information': { colour: 'red', size: 'large' },
 };
 
 export const VALID_CALL_PROBES: Record<AapSkill, Probe> = {
-  'dealer.information': { name: 'dealer.information', purpose: 'a valid dealer.information call', build: (ctx) => (declares(ctx, 'dealer.information') ? call(ctx, 'dealer.information') : undefined) },
-  'inventory.facets': { name: 'inventory.facets', purpose: 'a valid inventory.facets call', build: (ctx) => (declares(ctx, 'inventory.facets') ? call(ctx, 'inventory.facets') : undefined) },
-  'inventory.search': { name: 'inventory.search', purpose: 'a valid inventory.search call', build: (ctx) => (declares(ctx, 'inventory.search') ? call(ctx, 'inventory.search', { pagination: { limit: 3 } }) : undefined) },
+  'dealer.information': {
+    name: 'dealer.information',
+    purpose: 'a valid dealer.information call',
+    build: (ctx) => (declares(ctx, 'dealer.information') ? call(ctx, 'dealer.information') : undefined),
+  },
+  'inventory.facets': {
+    name: 'inventory.facets',
+    purpose: 'a valid inventory.facets call',
+    build: (ctx) => (declares(ctx, 'inventory.facets') ? call(ctx, 'inventory.facets') : undefined),
+  },
+  'inventory.search': {
+    name: 'inventory.search',
+    purpose: 'a valid inventory.search call',
+    build: (ctx) => (declares(ctx, 'inventory.search') ? call(ctx, 'inventory.search', { pagination: { limit: 3 } }) : undefined),
+  },
   'inventory.vehicle': {
     name: 'inventory.vehicle',
     purpose: 'a valid inventory.vehicle call for a vehicle the search listed',
     build: (ctx) => (declares(ctx, 'inventory.vehicle') && ctx.vehicleKey ? call(ctx, 'inventory.vehicle', ctx.vehicleKey) : undefined),
   },
-  'lead.submit': { name: 'lead.submit', purpose: 'a valid lead.submit call', build: (ctx) => (declares(ctx, 'lead.submit') ? call(ctx, 'lead.submit', validLead()) : undefined) },
+  'lead.submit': {
+    name: 'lead.submit',
+    purpose: 'a valid lead.submit call',
+    build: (ctx) => (declares(ctx, 'lead.submit') ? call(ctx, 'lead.submit', validLead()) : undefined),
+  },
 };
 
 const firstSkill = (ctx: ProbeContext) => ctx.skills[0] ?? 'dealer.information';
@@ -103,7 +128,10 @@ export const ERROR_PROBES: Probe[] = [
   {
     name: 'invalid-condition',
     purpose: 'a lead whose vehicle_of_interest uses the trade-in vocabulary (INVALID_CONDITION)',
-    build: (ctx) => (declares(ctx, 'lead.submit') ? call(ctx, 'lead.submit', { ...validLead(), vehicle_of_interest: { year: 2022, make: 'Honda', model: 'Civic', condition: 'excellent' } }) : undefined),
+    build: (ctx) =>
+      declares(ctx, 'lead.submit')
+        ? call(ctx, 'lead.submit', { ...validLead(), vehicle_of_interest: { year: 2022, make: 'Honda', model: 'Civic', condition: 'excellent' } })
+        : undefined,
   },
   {
     name: 'extension-missing',

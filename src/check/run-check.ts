@@ -100,11 +100,21 @@ class Prober {
   }
 
   async send(probe: Probe, url: string, init: { method: string; headers: Record<string, string>; body?: unknown }): Promise<Sent | undefined> {
-    const record: WireRecord = { probe: probe.name, purpose: probe.purpose, request: { method: init.method, url, headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}) } };
+    const record: WireRecord = {
+      probe: probe.name,
+      purpose: probe.purpose,
+      request: { method: init.method, url, headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}) },
+    };
     this.wire.push(record);
     const timeout = Math.max(250, Math.min(PER_REQUEST_MS, this.deadline - Date.now()));
     try {
-      const res = await fetch(url, { method: init.method, headers: init.headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal: AbortSignal.timeout(timeout), redirect: 'manual' });
+      const res = await fetch(url, {
+        method: init.method,
+        headers: init.headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal: AbortSignal.timeout(timeout),
+        redirect: 'manual',
+      });
       const text = await res.text();
       const headers: Record<string, string> = {};
       res.headers.forEach((value, name) => (headers[name] = value));
@@ -121,10 +131,19 @@ class Prober {
     }
   }
 
-  async rpc(probe: Probe, url: string, req: ProbeRequest, profile: Profile, ext: { uri: string; required: boolean }): Promise<{ sent?: Sent; reply?: unknown }> {
+  async rpc(
+    probe: Probe,
+    url: string,
+    req: ProbeRequest,
+    profile: Profile,
+    ext: { uri: string; required: boolean },
+  ): Promise<{ sent?: Sent; reply?: unknown }> {
     const id = req.stringId ? `check-${this.nextId++}` : this.nextId++;
     const body = probeBody(req, id);
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: req.method === 'SendStreamingMessage' ? 'text/event-stream' : 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: req.method === 'SendStreamingMessage' ? 'text/event-stream' : 'application/json',
+    };
     if (req.a2aVersion !== undefined) headers['a2a-version'] = req.a2aVersion;
     if (req.extensions !== undefined) headers['a2a-extensions'] = req.extensions;
     const sent = await this.send(probe, url, { method: 'POST', headers, body });
@@ -140,7 +159,15 @@ class Prober {
       a2aVersion: req.a2aVersion,
       extensions: req.extensions ? [req.extensions] : [],
     };
-    for (const finding of checkReply({ profile, extensionUri: ext.uri, extensionRequired: ext.required, request, status: sent.status, headers: sent.headers, body: sent.text })) {
+    for (const finding of checkReply({
+      profile,
+      extensionUri: ext.uri,
+      extensionRequired: ext.required,
+      request,
+      status: sent.status,
+      headers: sent.headers,
+      body: sent.text,
+    })) {
       this.findings.push({ probe: probe.name, finding });
     }
     let reply: unknown;
@@ -157,7 +184,9 @@ class Prober {
 function rpcUrlFrom(card: unknown, target: URL): string | undefined {
   const interfaces = (card as { supportedInterfaces?: unknown } | null)?.supportedInterfaces;
   if (!Array.isArray(interfaces)) return undefined;
-  const entry = interfaces.find((i) => i && typeof i === 'object' && (i as { protocolBinding?: unknown }).protocolBinding === 'JSONRPC' && typeof (i as { url?: unknown }).url === 'string');
+  const entry = interfaces.find(
+    (i) => i && typeof i === 'object' && (i as { protocolBinding?: unknown }).protocolBinding === 'JSONRPC' && typeof (i as { url?: unknown }).url === 'string',
+  );
   if (!entry) return undefined;
   try {
     const u = new URL((entry as { url: string }).url, target);
@@ -170,7 +199,9 @@ function rpcUrlFrom(card: unknown, target: URL): string | undefined {
 function isRateLimited(reply: unknown): boolean {
   const data = (reply as { error?: { data?: unknown } } | null)?.error?.data;
   const entries = Array.isArray(data) ? data : data ? [data] : [];
-  return entries.some((e) => (e as { code?: unknown; reason?: unknown } | null)?.code === 'RATE_LIMITED' || (e as { reason?: unknown } | null)?.reason === 'RATE_LIMITED');
+  return entries.some(
+    (e) => (e as { code?: unknown; reason?: unknown } | null)?.code === 'RATE_LIMITED' || (e as { reason?: unknown } | null)?.reason === 'RATE_LIMITED',
+  );
 }
 
 export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
@@ -201,7 +232,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
   const profile: Profile = opts.profile && opts.profile !== 'auto' ? opts.profile : (declared?.profile ?? '1.3');
   const profileOrigin = opts.profile && opts.profile !== 'auto' ? 'flag' : declared ? 'card' : 'default';
   if (card !== undefined || cardReply) {
-    for (const finding of checkCard(card ?? `(HTTP ${cardReply?.status ?? 0}, no JSON card)`, profile)) prober.findings.push({ probe: cardProbe.name, finding });
+    for (const finding of checkCard(card ?? `(HTTP ${cardReply?.status ?? 0}, no JSON card)`, profile))
+      prober.findings.push({ probe: cardProbe.name, finding });
   }
   const extensionUri = declared?.uri ?? extensionUriForProfile(profile);
   const ext = { uri: extensionUri, required: declared?.required ?? profile === '2.0' };
@@ -232,7 +264,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
     const reply = await run(VALID_CALL_PROBES[skill]);
     if (skill === 'inventory.search') ctx.vehicleKey = vehicleKeyFrom(reply);
   }
-  if (skills.includes('inventory.vehicle') && !ctx.vehicleKey) notes.push('no listed vehicle to ask inventory.vehicle about (inventory.search not declared or empty)');
+  if (skills.includes('inventory.vehicle') && !ctx.vehicleKey)
+    notes.push('no listed vehicle to ask inventory.vehicle about (inventory.search not declared or empty)');
   for (const probe of ERROR_PROBES) await run(probe);
   if (opts.probeRateLimit) {
     const calls = opts.rateLimitCalls ?? 25;
@@ -278,7 +311,12 @@ function gradeRules(found: { probe: string; finding: Finding }[], profile: Profi
   return (CONFORMANCE_RULES as readonly ConformanceRule[]).map((rule) => {
     const mine = found.filter((x) => x.finding.rule === rule.id);
     const failed = mine.filter((x) => !x.finding.ok);
-    const item = (x: { probe: string; finding: Finding }): EvidenceItem => ({ probe: x.probe, pointer: x.finding.pointer, expected: x.finding.expected, seen: x.finding.seen });
+    const item = (x: { probe: string; finding: Finding }): EvidenceItem => ({
+      probe: x.probe,
+      pointer: x.finding.pointer,
+      expected: x.finding.expected,
+      seen: x.finding.seen,
+    });
     const base = { id: rule.id, severity: rule.severity as Severity, title: rule.title };
     if (failed.length > 0) return { ...base, verdict: 'FAIL' as const, evidence: failed.slice(0, EVIDENCE_KEPT).map(item) };
     if (mine.length > 0) return { ...base, verdict: 'PASS' as const, evidence: mine.slice(0, EVIDENCE_KEPT).map(item) };
@@ -290,4 +328,3 @@ function gradeRules(found: { probe: string; finding: Finding }[], profile: Profi
     return { ...base, verdict: 'NOT CHECKED' as const, evidence: [], note };
   });
 }
-

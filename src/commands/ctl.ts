@@ -99,14 +99,23 @@ const VERBS: Record<Verb, (call: VerbCall) => Promise<void>> = {
   },
   async use({ api, arg, flags, out }) {
     const body = await scenarioBody(arg);
-    const loaded = (await api.json('PUT', `/scenario${ttlSuffix(flags.ttl)}`, body)) as { scenario: string; seed: number; rules: RuleStatus[]; ttl?: { remaining_s: number; reverts_to: string } };
-    out(`scenario ${loaded.scenario} loaded (seed ${loaded.seed}, ${loaded.rules.length} ${loaded.rules.length === 1 ? 'rule' : 'rules'})${ttlNote(loaded.ttl)}`);
+    const loaded = (await api.json('PUT', `/scenario${ttlSuffix(flags.ttl)}`, body)) as {
+      scenario: string;
+      seed: number;
+      rules: RuleStatus[];
+      ttl?: { remaining_s: number; reverts_to: string };
+    };
+    out(
+      `scenario ${loaded.scenario} loaded (seed ${loaded.seed}, ${loaded.rules.length} ${loaded.rules.length === 1 ? 'rule' : 'rules'})${ttlNote(loaded.ttl)}`,
+    );
   },
   enable: (call) => switchRule(call, true),
   disable: (call) => switchRule(call, false),
   async 'stop-all'({ api, arg, out }) {
     const lever = (await api.json('PUT', '/safety-lever', jsonBody(arg ? { reason: arg } : {}))) as { by?: string };
-    out(`safety lever pulled by ${lever.by ?? 'unknown'}: every replica on this store stops injecting faults (dry run) and refuses new scenarios and rule switches until "ctl release"`);
+    out(
+      `safety lever pulled by ${lever.by ?? 'unknown'}: every replica on this store stops injecting faults (dry run) and refuses new scenarios and rule switches until "ctl release"`,
+    );
   },
   async release({ api, out }) {
     await api.json('DELETE', '/safety-lever', jsonBody({}));
@@ -151,7 +160,10 @@ function jsonBody(value: unknown): Body {
 
 /** A file is read here and sent as it is; a bare name asks the instance for its built-in. */
 async function scenarioBody(ref: string): Promise<Body> {
-  const isFile = await stat(ref).then((s) => s.isFile(), () => false);
+  const isFile = await stat(ref).then(
+    (s) => s.isFile(),
+    () => false,
+  );
   if (isFile) {
     const text = await readFile(ref, 'utf8');
     // Checked here first, with the same loader the instance uses, so every problem names FILE:line.
@@ -160,7 +172,10 @@ async function scenarioBody(ref: string): Promise<Body> {
     const loaded = loadScenarioText(text, ref);
     if (!loaded.ok) {
       const n = loaded.problems.length;
-      throw new CtlError(`${ref}: scenario rejected (${n} ${n === 1 ? 'problem' : 'problems'}); the running scenario is kept`, loaded.problems.map(formatProblem));
+      throw new CtlError(
+        `${ref}: scenario rejected (${n} ${n === 1 ? 'problem' : 'problems'}); the running scenario is kept`,
+        loaded.problems.map(formatProblem),
+      );
     }
     return { contentType: path.extname(ref).toLowerCase() === '.json' ? 'application/json' : 'application/yaml', text };
   }
@@ -234,7 +249,12 @@ class AdminClient {
         signal?.removeEventListener('abort', stop);
         // Only our own Ctrl-C ends the stream normally; anything else means the proxy went away.
         if (signal?.aborted) return resolve();
-        const why = code === 1001 ? 'it is shutting down' : code === 1006 ? 'the connection dropped' : `close code ${code}${reason.length ? `: ${reason.toString()}` : ''}`;
+        const why =
+          code === 1001
+            ? 'it is shutting down'
+            : code === 1006
+              ? 'the connection dropped'
+              : `close code ${code}${reason.length ? `: ${reason.toString()}` : ''}`;
         reject(new CtlError(`the proxy went away (${why}); no more events from ${this.base}`));
       });
     });
@@ -263,7 +283,8 @@ const UNSAFE_KEEPING_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u20
 export function eventLine(message: JournalEntry | DroppedNotice | ChangeNotice | VerdictEvent): string {
   if ('type' in message && message.type === 'dropped') return `… ${message.count} events missed: this reader fell behind`;
   if ('type' in message && message.type === 'notice') return terminalSafe(`${message.ts.slice(11, 23)}  ${message.event}  ${message.message}`, false);
-  if ('type' in message && message.type === 'verdict') return terminalSafe(`${message.ts.slice(11, 23)}  verdict  ${message.check}  ${message.verdict}  ${message.client}  ${message.explanation}`, false);
+  if ('type' in message && message.type === 'verdict')
+    return terminalSafe(`${message.ts.slice(11, 23)}  verdict  ${message.check}  ${message.verdict}  ${message.client}  ${message.explanation}`, false);
   const e = message as JournalEntry;
   const cols = [
     e.ts.slice(11, 23),
@@ -280,9 +301,11 @@ export function eventLine(message: JournalEntry | DroppedNotice | ChangeNotice |
 /** enable / disable: PATCH without a TTL (as before), PUT /rules/ID/enabled?ttl= with one. */
 async function switchRule({ api, arg, flags, out }: VerbCall, enabled: boolean): Promise<void> {
   const id = encodeURIComponent(arg);
-  const rule = (flags.ttl === undefined
-    ? await api.json('PATCH', `/rules/${id}`, jsonBody({ enabled }))
-    : await api.json('PUT', `/rules/${id}/enabled${ttlSuffix(flags.ttl)}`, jsonBody({ enabled }))) as RuleStatus & { ttl?: { remaining_s: number; reverts_to: string } };
+  const rule = (
+    flags.ttl === undefined
+      ? await api.json('PATCH', `/rules/${id}`, jsonBody({ enabled }))
+      : await api.json('PUT', `/rules/${id}/enabled${ttlSuffix(flags.ttl)}`, jsonBody({ enabled }))
+  ) as RuleStatus & { ttl?: { remaining_s: number; reverts_to: string } };
   out(ruleLine(rule) + ttlNote(rule.ttl));
 }
 
@@ -299,10 +322,15 @@ function formatStatus(s: RuntimeStatus): string[] {
   ];
   for (const r of s.rules) lines.push(`  ${ruleLine(r)}`);
   const lever = s.safety_lever;
-  if (lever?.pulled) lines.push(`SAFETY LEVER PULLED${lever.halted_by ? ` (halted by ${lever.halted_by})` : ''} by ${lever.by ?? 'unknown'}${lever.at ? ` at ${lever.at}` : ''}${lever.reason ? `: ${lever.reason}` : ''}`);
+  if (lever?.pulled)
+    lines.push(
+      `SAFETY LEVER PULLED${lever.halted_by ? ` (halted by ${lever.halted_by})` : ''} by ${lever.by ?? 'unknown'}${lever.at ? ` at ${lever.at}` : ''}${lever.reason ? `: ${lever.reason}` : ''}`,
+    );
   for (const t of s.ttl ?? []) lines.push(`ttl: ${t.target} reverts to ${t.reverts_to} in ${t.remaining_s} s (at ${t.expires_at})`);
   if (s.guardrails?.length) lines.push(`guardrails: ${s.guardrails.join(', ')}`);
   const j = s.journal;
-  lines.push(`journal: ${j.entries} in memory (ring ${j.ring_size})${j.file ? `, file ${j.file}` : ''}, ${j.dropped} dropped; ${s.events.clients} event clients, ${s.events.dropped} events dropped`);
+  lines.push(
+    `journal: ${j.entries} in memory (ring ${j.ring_size})${j.file ? `, file ${j.file}` : ''}, ${j.dropped} dropped; ${s.events.clients} event clients, ${s.events.dropped} events dropped`,
+  );
   return lines;
 }

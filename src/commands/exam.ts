@@ -135,18 +135,23 @@ export function parseExamArgs(argv: string[]): ExamCommandOptions | ListRequest 
     }));
   } catch (e) {
     const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
-    throw new UsageError(split < 0 && /Unexpected argument/.test(message) ? `the buyer command goes after "--": aap-chaos exam [options] -- <buyer command…>` : message);
+    throw new UsageError(
+      split < 0 && /Unexpected argument/.test(message) ? `the buyer command goes after "--": aap-chaos exam [options] -- <buyer command…>` : message,
+    );
   }
   if (values.help) return 'help';
   if (values['list-requirements']) {
     if (command.length > 0) throw new UsageError('--list-requirements takes no buyer command');
-    if (values.profile !== undefined && !(PROFILES as readonly string[]).includes(values.profile)) throw new UsageError(`--profile: "${values.profile}" is not one of ${PROFILES.join(', ')} (with --list-requirements)`);
+    if (values.profile !== undefined && !(PROFILES as readonly string[]).includes(values.profile))
+      throw new UsageError(`--profile: "${values.profile}" is not one of ${PROFILES.join(', ')} (with --list-requirements)`);
     return { list: 'requirements', profile: values.profile as Profile | undefined, json: values.json ?? false };
   }
   if (command.length === 0) throw new UsageError('no buyer command: put it after "--", e.g. aap-chaos exam -- python3 buyer.py');
   if (values.all && values.scenarios !== undefined) throw new UsageError('--all and --scenarios exclude each other');
-  if (values.target !== undefined && !/^(https?:\/\/[^/]|replay:.)/.test(values.target)) throw new UsageError(`--target: "${values.target}" is not an http:// or https:// URL, nor replay:FILE`);
-  if (values.profile !== undefined && !['auto', '1.3', '2.0'].includes(values.profile)) throw new UsageError(`--profile: "${values.profile}" is not one of auto, 1.3, 2.0`);
+  if (values.target !== undefined && !/^(https?:\/\/[^/]|replay:.)/.test(values.target))
+    throw new UsageError(`--target: "${values.target}" is not an http:// or https:// URL, nor replay:FILE`);
+  if (values.profile !== undefined && !['auto', '1.3', '2.0'].includes(values.profile))
+    throw new UsageError(`--profile: "${values.profile}" is not one of auto, 1.3, 2.0`);
   let dealers: ExamOptions['dealers'];
   let mockDealers: number | undefined;
   try {
@@ -155,7 +160,8 @@ export function parseExamArgs(argv: string[]): ExamCommandOptions | ListRequest 
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  if (values.target !== undefined && (dealers !== undefined || mockDealers !== undefined)) throw new UsageError('--target and --dealer / --mock-dealers exclude each other (name that dealer: --dealer NAME=URL)');
+  if (values.target !== undefined && (dealers !== undefined || mockDealers !== undefined))
+    throw new UsageError('--target and --dealer / --mock-dealers exclude each other (name that dealer: --dealer NAME=URL)');
   const slowBudget = values['slow-dealer-budget'] === undefined ? undefined : duration(values['slow-dealer-budget'], 'slow-dealer-budget', 0);
   let seed: number | undefined;
   if (values.seed !== undefined) {
@@ -211,7 +217,13 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
   try {
     // The baseline is checked against the battery before any buyer starts.
     const battery = withUntidyTwins(await loadBattery(await scenarioRefs(opts)));
-    const baseline = opts.baseline === undefined ? undefined : await loadBaseline(opts.baseline, battery.map((b) => b.name));
+    const baseline =
+      opts.baseline === undefined
+        ? undefined
+        : await loadBaseline(
+            opts.baseline,
+            battery.map((b) => b.name),
+          );
     result = await runExam({ ...opts, progress: opts.json ? undefined : (line) => io.err(`exam: ${line}`) }, battery);
     if (opts.writeBaseline !== undefined) {
       const text = baselineYaml(result.scorecard, baseline);
@@ -222,7 +234,14 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
         return 2;
       }
       io.err(`exam: wrote the baseline ${opts.writeBaseline}: give each entry its reason`);
-      result.scorecard = applyBaseline(result.scorecard, parseBaseline(opts.writeBaseline, text, battery.map((b) => b.name)));
+      result.scorecard = applyBaseline(
+        result.scorecard,
+        parseBaseline(
+          opts.writeBaseline,
+          text,
+          battery.map((b) => b.name),
+        ),
+      );
     } else if (baseline) result.scorecard = applyBaseline(result.scorecard, baseline);
   } catch (e) {
     if (e instanceof BatteryError || e instanceof BuyerStartError || e instanceof BaselineError) {
@@ -238,7 +257,15 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
   // Shrinking first, so the HTML report can link each FAIL to its reproducer.
   let reproducers;
   try {
-    reproducers = opts.shrinkBudget === undefined ? undefined : await shrinkFailures(scorecard.scenarios.flatMap((s) => s.runs), result.battery, opts, opts.shrinkBudget);
+    reproducers =
+      opts.shrinkBudget === undefined
+        ? undefined
+        : await shrinkFailures(
+            scorecard.scenarios.flatMap((s) => s.runs),
+            result.battery,
+            opts,
+            opts.shrinkBudget,
+          );
   } catch (e) {
     io.err(`aap-chaos exam: --shrink: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     return 2;
@@ -256,7 +283,11 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
       return 2;
     }
   }
-  io.out(opts.json ? JSON.stringify({ ...(scorecardJson(scorecard) as object), ...(reproducers ? { reproducers } : {}) }, null, 2) : formatScorecard(scorecard) + (reproducers ? `\n${formatReproducers(reproducers)}` : ''));
+  io.out(
+    opts.json
+      ? JSON.stringify({ ...(scorecardJson(scorecard) as object), ...(reproducers ? { reproducers } : {}) }, null, 2)
+      : formatScorecard(scorecard) + (reproducers ? `\n${formatReproducers(reproducers)}` : ''),
+  );
   return scorecard.exitCode;
 }
 

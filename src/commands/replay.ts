@@ -34,11 +34,24 @@ function replayFlags(y: Argv): Argv {
     .option('admin-token', { type: 'string', describe: 'bearer token for the admin API (or AAP_CHAOS_ADMIN_TOKEN)' })
     .option('scenario', { alias: 's', type: 'string', describe: 'scenario file, or the name of a built-in scenario, applied on top of the replay' })
     .option('seed', { type: 'string', nargs: 1, describe: 'seed for every random choice, 0-4294967295 (overrides the scenario)' })
-    .option('profile', { type: 'string', choices: ['auto', '1.3', '2.0'] as const, describe: "envelope profile (default: the scenario's, else read from the recorded card)" })
+    .option('profile', {
+      type: 'string',
+      choices: ['auto', '1.3', '2.0'] as const,
+      describe: "envelope profile (default: the scenario's, else read from the recorded card)",
+    })
     .option('journal', { type: 'string', describe: 'append one JSON line per request to this file' })
     .option('speed', { type: 'string', nargs: 1, default: '1', describe: 'divide the recorded gaps between SSE events by this (2 = twice as fast)' })
-    .option('ignore', { type: 'string', array: true, describe: 'a JSON Pointer that matching ignores (into the DataPart data), or that --diff ignores (into each reply); repeatable' })
-    .option('on-miss', { type: 'string', choices: ['error', 'pass', 'nearest'] as const, default: 'error' as const, describe: 'a request with no recorded match: an error naming the nearest recorded one, pass to --target (and record), or the nearest reply' })
+    .option('ignore', {
+      type: 'string',
+      array: true,
+      describe: 'a JSON Pointer that matching ignores (into the DataPart data), or that --diff ignores (into each reply); repeatable',
+    })
+    .option('on-miss', {
+      type: 'string',
+      choices: ['error', 'pass', 'nearest'] as const,
+      default: 'error' as const,
+      describe: 'a request with no recorded match: an error naming the nearest recorded one, pass to --target (and record), or the nearest reply',
+    })
     .option('target', { type: 'string', describe: 'the live dealer: where --on-miss pass forwards, and what --diff compares against' })
     .option('diff', { type: 'boolean', default: false, describe: 'compare the recording with the live --target instead of serving it; exit 1 on drift' })
     .option('json', { type: 'boolean', default: false, describe: '--diff: print the result as JSON' })

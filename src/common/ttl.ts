@@ -43,14 +43,17 @@ export class TtlTimers {
   arm(target: string, expiresAt: number, revertsTo: string, onExpire: () => void): void {
     this.disarm(target);
     const schedule = (): NodeJS.Timeout =>
-      setTimeout(() => {
-        if (Date.now() < expiresAt) {
-          entry.timer = schedule();
-          return;
-        }
-        this.pending.delete(target);
-        onExpire();
-      }, Math.min(Math.max(0, expiresAt - Date.now()), MAX_TIMER_MS)).unref();
+      setTimeout(
+        () => {
+          if (Date.now() < expiresAt) {
+            entry.timer = schedule();
+            return;
+          }
+          this.pending.delete(target);
+          onExpire();
+        },
+        Math.min(Math.max(0, expiresAt - Date.now()), MAX_TIMER_MS),
+      ).unref();
     const entry: Pending = { expiresAt, revertsTo, timer: undefined as unknown as NodeJS.Timeout };
     entry.timer = schedule();
     this.pending.set(target, entry);
@@ -87,7 +90,8 @@ export class TtlTimers {
 
 /** Checks a requested TTL against --max-ttl: with a cap, a change without a TTL gets the cap, and a longer one is refused. */
 export function effectiveTtl(requestedMs: number | undefined, maxTtlMs: number | undefined): number | undefined {
-  if (requestedMs !== undefined && !(Number.isFinite(requestedMs) && requestedMs > 0)) throw new TtlRefusedError(`ttl ${String(requestedMs)} is not a number of milliseconds above zero`);
+  if (requestedMs !== undefined && !(Number.isFinite(requestedMs) && requestedMs > 0))
+    throw new TtlRefusedError(`ttl ${String(requestedMs)} is not a number of milliseconds above zero`);
   if (maxTtlMs === undefined) return requestedMs;
   if (requestedMs === undefined) return maxTtlMs;
   if (requestedMs > maxTtlMs) throw new TtlRefusedError(`ttl ${formatMs(requestedMs)} is longer than --max-ttl ${formatMs(maxTtlMs)}`);

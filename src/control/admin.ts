@@ -60,7 +60,16 @@ const routes: Route[] = [
       if (typeof enabled !== 'boolean') throw new ApiError(400, 'the body must be {"enabled": true} or {"enabled": false}');
       if (!s.engine) throw new ApiError(404, `no scenario is loaded, so there is no rule "${id}"`);
       const rule = s.setRuleEnabled(id, enabled, { actor: actorOf(req) });
-      if (!rule) throw new ApiError(404, `no rule "${id}" in scenario ${s.engine.name}; rules: ${s.engine.rules().map((r) => r.id).join(', ') || '(none)'}`);
+      if (!rule)
+        throw new ApiError(
+          404,
+          `no rule "${id}" in scenario ${s.engine.name}; rules: ${
+            s.engine
+              .rules()
+              .map((r) => r.id)
+              .join(', ') || '(none)'
+          }`,
+        );
       sendJson(res, 200, rule);
     },
   },
@@ -147,7 +156,12 @@ export async function startAdminServer(surface: ControlSurface, opts: AdminServe
 
 const UNAUTHORIZED = 'missing or wrong admin token: send "Authorization: Bearer <token>"';
 
-async function handleRequest(surface: ControlSurface, { token, timeouts: _timeouts, tls: _tls, ...guard }: AdminServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleRequest(
+  surface: ControlSurface,
+  { token, timeouts: _timeouts, tls: _tls, ...guard }: AdminServerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   try {
     const refusal = adminRequestRefusal(req, guard);
     if (refusal) throw new ApiError(refusal.status, refusal.message);
@@ -200,7 +214,13 @@ async function putScenario(surface: ControlSurface, { req, res, url }: Call): Pr
     throw new ApiError(422, `scenario rejected (${n} ${n === 1 ? 'problem' : 'problems'}); the current scenario is kept`, problems as string[]);
   }
   const ttl = surface.staging.ttlOf('scenario');
-  sendJson(res, 200, { scenario: engine.name, seed: engine.seed, rules: engine.rules(), ...(engine.version !== undefined ? { scenario_version: engine.version } : {}), ...(ttl ? { ttl } : {}) });
+  sendJson(res, 200, {
+    scenario: engine.name,
+    seed: engine.seed,
+    rules: engine.rules(),
+    ...(engine.version !== undefined ? { scenario_version: engine.version } : {}),
+    ...(ttl ? { ttl } : {}),
+  });
 }
 
 function getJournal(surface: ControlSurface, { res, url }: Call): void {

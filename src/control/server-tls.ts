@@ -15,7 +15,10 @@ function pairOf(cert: string | undefined, key: string | undefined, prefix: '' | 
   const certFlag = `--${prefix}tls-cert`;
   const keyFlag = `--${prefix}tls-key`;
   if (cert === undefined && key === undefined) return undefined;
-  if (cert === undefined || key === undefined) throw new TlsFileError(`${cert === undefined ? keyFlag : certFlag} needs ${cert === undefined ? certFlag : keyFlag} too: HTTPS takes a certificate and its key`);
+  if (cert === undefined || key === undefined)
+    throw new TlsFileError(
+      `${cert === undefined ? keyFlag : certFlag} needs ${cert === undefined ? certFlag : keyFlag} too: HTTPS takes a certificate and its key`,
+    );
   const files = { cert, key, certFlag, keyFlag };
   return { files, pair: readTlsFiles(files) };
 }

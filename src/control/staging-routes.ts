@@ -62,7 +62,8 @@ export function stagingRoutes(
         const body = await readJsonBody(req);
         const given = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
         const pulled = given.pulled ?? true;
-        if (typeof pulled !== 'boolean') throw new ApiError(400, 'the body must be {"reason": "…", "by": "…"} to pull the lever, or {"pulled": false} to release it');
+        if (typeof pulled !== 'boolean')
+          throw new ApiError(400, 'the body must be {"reason": "…", "by": "…"} to pull the lever, or {"pulled": false} to release it');
         const by = optionalText(given, 'by');
         const actor = { ...actorOf(req), ...(by ? { by } : {}) };
         sendJson(res, 200, await (pulled ? s.staging.pullLever(optionalText(given, 'reason'), actor) : s.staging.releaseLever(actor)));
@@ -75,7 +76,8 @@ export function stagingRoutes(
       handle: async (s, { res, url }) => {
         const limitText = url.searchParams.get('limit');
         const limit = limitText === null ? 10_000 : Number(limitText);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new ApiError(400, `limit must be a whole number from 1 to 100000, got "${String(limitText).slice(0, 40)}"`);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 100_000)
+          throw new ApiError(400, `limit must be a whole number from 1 to 100000, got "${String(limitText).slice(0, 40)}"`);
         const body = (await s.staging.audit.recent(limit)).map((e) => JSON.stringify(e) + '\n').join('');
         res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-length': Buffer.byteLength(body) });
         res.end(body);
@@ -96,7 +98,16 @@ export function stagingRoutes(
         if (typeof enabled !== 'boolean') throw new ApiError(400, 'the body must be true, false, {"enabled": true} or {"enabled": false}');
         if (!s.engine) throw new ApiError(404, `no scenario is loaded, so there is no rule "${id}"`);
         const rule = s.setRuleEnabled(id, enabled, changeOf(req, url));
-        if (!rule) throw new ApiError(404, `no rule "${id}" in scenario ${s.engine.name}; rules: ${s.engine.rules().map((r) => r.id).join(', ') || '(none)'}`);
+        if (!rule)
+          throw new ApiError(
+            404,
+            `no rule "${id}" in scenario ${s.engine.name}; rules: ${
+              s.engine
+                .rules()
+                .map((r) => r.id)
+                .join(', ') || '(none)'
+            }`,
+          );
         const ttl = s.staging.ttlOf(`rule:${id}`);
         sendJson(res, 200, { ...rule, ...(ttl ? { ttl } : {}) });
       },

@@ -109,9 +109,9 @@ export class StagingControls implements RequestObserver {
     const expiresAt = Date.now() + ttlMs;
     const previousJson = JSON.stringify(previous?.definition ?? null);
     if (this.opts.shared && now.version !== undefined)
-      await this.opts.shared.writeTtl({ version: now.version, expires_at: expiresAt, previous: previousJson }).catch((err: Error) =>
-        this.host.log(`ttl of scenario ${now.name} not shared with the fleet (${err.message}); this replica still reverts it`),
-      );
+      await this.opts.shared
+        .writeTtl({ version: now.version, expires_at: expiresAt, previous: previousJson })
+        .catch((err: Error) => this.host.log(`ttl of scenario ${now.name} not shared with the fleet (${err.message}); this replica still reverts it`));
     this.armScenarioTtl(expiresAt, previous?.name ?? 'pass-through', previousJson, now.version);
   }
 
@@ -167,7 +167,14 @@ export class StagingControls implements RequestObserver {
     const rule = this.host.setRule(id, enabled);
     if (!rule) return undefined;
     const definition = this.host.current()?.definition;
-    void this.record('rule-switch', `rule:${id}`, change.actor ?? PROXY_ITSELF, definition, definition, `${enabled ? 'enabled' : 'disabled'}${ttlMs !== undefined ? `, ttl ${formatMs(ttlMs)}` : ''}`);
+    void this.record(
+      'rule-switch',
+      `rule:${id}`,
+      change.actor ?? PROXY_ITSELF,
+      definition,
+      definition,
+      `${enabled ? 'enabled' : 'disabled'}${ttlMs !== undefined ? `, ttl ${formatMs(ttlMs)}` : ''}`,
+    );
     const target = `rule:${id}`;
     if (ttlMs === undefined || before === undefined || before === enabled) this.ttl.disarm(target);
     else
@@ -197,7 +204,12 @@ export class StagingControls implements RequestObserver {
   }
 
   async releaseLever(actor: Actor): Promise<LeverState> {
-    const state: LeverState = { pulled: false, by: describeActor(actor), at: new Date().toISOString(), ...(this.host.replica ? { replica: this.host.replica } : {}) };
+    const state: LeverState = {
+      pulled: false,
+      by: describeActor(actor),
+      at: new Date().toISOString(),
+      ...(this.host.replica ? { replica: this.host.replica } : {}),
+    };
     await this.lever.move(state);
     const definition = this.host.current()?.definition;
     await this.record('lever-release', 'fleet', actor, definition, definition);

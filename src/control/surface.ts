@@ -119,4 +119,3 @@ export interface Route {
   path: RegExp;
   handle(surface: ControlSurface, call: Call): Promise<void> | void;
 }
-

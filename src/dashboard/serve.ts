@@ -42,7 +42,10 @@ export async function serveDashboardFile(file: string, res: ServerResponse): Pro
   try {
     bytes = await readFile(path.join(DASHBOARD_PAGE_DIR, file));
   } catch {
-    const built = await readFile(path.join(DASHBOARD_PAGE_DIR, 'index.html')).then(() => true, () => false);
+    const built = await readFile(path.join(DASHBOARD_PAGE_DIR, 'index.html')).then(
+      () => true,
+      () => false,
+    );
     const [status, message] = built ? [404, `no dashboard file ${file}`] : [503, 'the dashboard is not built: run "npm run build"'];
     const body = Buffer.from(JSON.stringify({ error: { message } }));
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });

@@ -14,7 +14,9 @@ export function createA2aErrorEffect(rule: Rule): TerminalEffect {
     decide: (ctx) => ({
       // -32008 is never bare: by name it gets the URI and header it must carry.
       action: envelopeReply(
-        name === 'EXTENSION_SUPPORT_REQUIRED' ? buildExtensionRequired(ctx.extensionUri, ctx.request.id) : buildA2aError(name, ctx.request.id, { message: rule.message }),
+        name === 'EXTENSION_SUPPORT_REQUIRED'
+          ? buildExtensionRequired(ctx.extensionUri, ctx.request.id)
+          : buildA2aError(name, ctx.request.id, { message: rule.message }),
       ),
       explain: sentence,
     }),

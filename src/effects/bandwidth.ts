@@ -20,7 +20,14 @@ export function createBandwidthEffect(rule: Rule): ModifierEffect {
     explain: () => sentence,
     apply: (plan) => {
       const step = combinedStep(plan.stream, 'bandwidth', (): ThrottleStep => {
-        const created: ThrottleStep = { effect: 'bandwidth', label: 'bandwidth', onWholeBody: true, changesLength: false, bytesPerSecond: Infinity, transform: () => throttle(created.bytesPerSecond) };
+        const created: ThrottleStep = {
+          effect: 'bandwidth',
+          label: 'bandwidth',
+          onWholeBody: true,
+          changesLength: false,
+          bytesPerSecond: Infinity,
+          transform: () => throttle(created.bytesPerSecond),
+        };
         return created;
       });
       step.bytesPerSecond = Math.min(step.bytesPerSecond, bps);

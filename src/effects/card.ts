@@ -86,7 +86,8 @@ export function faultCard(dealerCard: unknown, plan: CardPlan, history: CardHist
     const old = history.at(now - plan.stale.minutes * 60_000);
     if (old) {
       card = old.card;
-      if (!old.exact) notes.push(`card: no card seen ${plan.stale.minutes} min ago; served the oldest one seen (${Math.round((now - old.since) / 1000)} s old)`);
+      if (!old.exact)
+        notes.push(`card: no card seen ${plan.stale.minutes} min ago; served the oldest one seen (${Math.round((now - old.since) / 1000)} s old)`);
     }
   }
   for (const ops of plan.patches) {

@@ -20,10 +20,17 @@ export function createNetworkEffect(rule: Rule): TerminalEffect {
   else if (spec === 'hang') [action, sentence] = [fixed({ type: 'hang', maxMs: DEFAULT_HANG_MS }), 'hang until the buyer gives up'];
   else if (spec === 'malformed_json')
     [action, sentence] = [
-      (ctx) => ({ type: 'reply', status: 200, headers: { 'content-type': 'application/json' }, body: malformedJsonBody(ctx.request.id), bodyKind: 'malformed_json' }),
+      (ctx) => ({
+        type: 'reply',
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: malformedJsonBody(ctx.request.id),
+        bodyKind: 'malformed_json',
+      }),
       'malformed JSON reply',
     ];
-  else if (spec.truncate_bytes !== undefined) [action, sentence] = [fixed({ type: 'truncate', bytes: spec.truncate_bytes }), `reply cut after ${spec.truncate_bytes} bytes`];
+  else if (spec.truncate_bytes !== undefined)
+    [action, sentence] = [fixed({ type: 'truncate', bytes: spec.truncate_bytes }), `reply cut after ${spec.truncate_bytes} bytes`];
   else [action, sentence] = [fixed({ type: 'hang', maxMs: spec.hang_ms! }), `hang ${spec.hang_ms} ms, then close`];
   return { name: 'network', terminal: true, explain: () => sentence, decide: (ctx) => ({ action: action(ctx), explain: sentence }) };
 }

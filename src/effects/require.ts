@@ -16,11 +16,17 @@ export function createRequireEffect(rule: Rule): TerminalEffect {
     explain: () => `require ${parts.join(' and ')}`,
     decide: (ctx) => {
       if (req.extension && !ctx.request.extensions.includes(ctx.extensionUri)) {
-        return { action: envelopeReply(buildExtensionRequired(ctx.extensionUri, ctx.request.id)), explain: 'EXTENSION_SUPPORT_REQUIRED (-32008): extension not activated' };
+        return {
+          action: envelopeReply(buildExtensionRequired(ctx.extensionUri, ctx.request.id)),
+          explain: 'EXTENSION_SUPPORT_REQUIRED (-32008): extension not activated',
+        };
       }
       if (req.version !== undefined && ctx.request.a2aVersion !== req.version) {
         const seen = ctx.request.a2aVersion === undefined ? 'absent' : ctx.request.a2aVersion === '' ? 'empty' : `'${ctx.request.a2aVersion}'`;
-        return { action: envelopeReply(buildVersionNotSupported(ctx.request.a2aVersion, ctx.request.id, req.version)), explain: `VERSION_NOT_SUPPORTED (-32009): A2A-Version ${seen}` };
+        return {
+          action: envelopeReply(buildVersionNotSupported(ctx.request.a2aVersion, ctx.request.id, req.version)),
+          explain: `VERSION_NOT_SUPPORTED (-32009): A2A-Version ${seen}`,
+        };
       }
       return undefined;
     },

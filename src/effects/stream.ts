@@ -60,7 +60,11 @@ export function sseFaults(opts: StreamFaults, id: JsonRpcId, profile: Profile): 
       const events: string[] = [];
       let at: number;
       while ((at = pending.search(/\r?\n\r?\n/)) !== -1) {
-        const end = pending.slice(at).startsWith('\r\n\r\n') ? at + 4 : pending.slice(at).startsWith('\n\r\n') || pending.slice(at).startsWith('\r\n\n') ? at + 3 : at + 2;
+        const end = pending.slice(at).startsWith('\r\n\r\n')
+          ? at + 4
+          : pending.slice(at).startsWith('\n\r\n') || pending.slice(at).startsWith('\r\n\n')
+            ? at + 3
+            : at + 2;
         events.push(pending.slice(0, end));
         pending = pending.slice(end);
       }

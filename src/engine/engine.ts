@@ -180,7 +180,16 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
     const elapsedS = (now - session.startedAt) / 1000;
     if (shared) {
       const ctxFor = (keyState: Record<string, unknown>): EffectContext => effectContext(input, random, now, keyState);
-      const sharedDecision = shared.decide({ request, extensionUri: input.extensionUri, session: input.session, candidates, elapsedS, random, ctxFor, decision });
+      const sharedDecision = shared.decide({
+        request,
+        extensionUri: input.extensionUri,
+        session: input.session,
+        candidates,
+        elapsedS,
+        random,
+        ctxFor,
+        decision,
+      });
       if (sharedDecision) return sharedDecision;
     }
     for (const rule of candidates) {

@@ -34,4 +34,3 @@ function record(decision: Decision, rule: string, effect: AppliedEffect['effect'
   decision.applied.push({ rule, effect, sentence });
   decision.sentences.push(sentence);
 }
-

@@ -16,7 +16,12 @@ function asList(value: string | string[] | undefined): string[] | undefined {
 
 /** RFC 6901 tokens of a pointer, unescaped once when the rule is compiled. */
 export function pointerTokens(pointer: string): string[] {
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 const missing = Symbol('missing');
@@ -147,7 +152,13 @@ export class RuleIndex<R extends { match: CompiledMatch }> {
     const key = `${method ?? ''}\u0000${skill ?? ''}`;
     let set = this.cache.get(key);
     if (!set) {
-      set = this.group(this.rules.filter((r) => (!r.match.methods || (method !== undefined && r.match.methods.includes(method))) && (!r.match.skills || (skill !== undefined && r.match.skills.includes(skill)))));
+      set = this.group(
+        this.rules.filter(
+          (r) =>
+            (!r.match.methods || (method !== undefined && r.match.methods.includes(method))) &&
+            (!r.match.skills || (skill !== undefined && r.match.skills.includes(skill))),
+        ),
+      );
       // Unbounded method names from buyers must not grow the cache without limit.
       if (this.cache.size < 1024) this.cache.set(key, set);
     }

@@ -73,14 +73,16 @@ export function parseBaseline(file: string, text: string, scenarios: readonly st
     const { requirement, scenario, reason } = value;
     if (typeof requirement !== 'string') return fail(line, 'requirement is missing or not a string');
     if (!ID_TO_CHECK.has(requirement)) fail(line, `unknown requirement "${requirement}" (known: ${known.join(', ')}; see aap-chaos exam --list-requirements)`);
-    if (scenario !== undefined && (typeof scenario !== 'string' || !scenarios.includes(scenario))) fail(line, `scenario "${String(scenario)}" is not in this exam (its scenarios: ${scenarios.join(', ')})`);
+    if (scenario !== undefined && (typeof scenario !== 'string' || !scenarios.includes(scenario)))
+      fail(line, `scenario "${String(scenario)}" is not in this exam (its scenarios: ${scenarios.join(', ')})`);
     if (typeof reason !== 'string' || reason.trim() === '') return fail(line, 'reason is missing: say why this FAIL is expected');
     return { requirement, scenario: scenario as string | undefined, reason, line };
   });
   return { file, entries };
 }
 
-const covers = (entry: BaselineEntry, scenario: string, check: ExamCheck) => ID_TO_CHECK.get(entry.requirement) === check && (entry.scenario === undefined || entry.scenario === scenario);
+const covers = (entry: BaselineEntry, scenario: string, check: ExamCheck) =>
+  ID_TO_CHECK.get(entry.requirement) === check && (entry.scenario === undefined || entry.scenario === scenario);
 
 /**
  * Applies a baseline: covered FAILs stop failing their runs; an entry is STALE when no run it
@@ -91,7 +93,9 @@ export function applyBaseline(card: Scorecard, baseline: Baseline): Scorecard {
   const outcome: BaselineOutcome = { file: baseline.file, expected: [], stale: [] };
   for (const entry of baseline.entries) {
     const check = ID_TO_CHECK.get(entry.requirement)!;
-    const cells = card.scenarios.filter((s) => entry.scenario === undefined || s.scenario === entry.scenario).flatMap((s) => s.runs.map((r) => r.verdicts[check]));
+    const cells = card.scenarios
+      .filter((s) => entry.scenario === undefined || s.scenario === entry.scenario)
+      .flatMap((s) => s.runs.map((r) => r.verdicts[check]));
     if (!cells.includes('FAIL') && cells.includes('PASS')) outcome.stale.push(entry);
   }
   const expectedFail = (scenario: string, check: ExamCheck) => baseline.entries.find((e) => covers(e, scenario, check));
@@ -102,7 +106,8 @@ export function applyBaseline(card: Scorecard, baseline: Baseline): Scorecard {
       if (entry) outcome.expected.push({ scenario: s.scenario, check, requirement: entry.requirement, reason: entry.reason, line: entry.line });
     }
   }
-  const unexpected = (s: Scorecard['scenarios'][number]) => s.runs.some((r) => card.checks.some((c) => r.verdicts[c] === 'FAIL' && !expectedFail(s.scenario, c)));
+  const unexpected = (s: Scorecard['scenarios'][number]) =>
+    s.runs.some((r) => card.checks.some((c) => r.verdicts[c] === 'FAIL' && !expectedFail(s.scenario, c)));
   const scenarios = card.scenarios.map((s) => ({ ...s, ok: !unexpected(s) }));
   const ok = scenarios.every((s) => s.ok) && outcome.stale.length === 0;
   const verdict = !ok ? 'FAIL' : card.incomplete.length > 0 ? 'INCOMPLETE' : 'PASS';
@@ -121,6 +126,7 @@ export function baselineYaml(card: Scorecard, previous?: Baseline): string {
       entries.push({ requirement, scenario: s.scenario, reason: kept?.reason ?? 'TODO' });
     }
   }
-  const header = '# aap-chaos exam baseline: FAILs expected for now (--baseline). Say why in each reason;\n# delete an entry once its requirement passes (the exam calls such an entry STALE and fails).\n';
+  const header =
+    '# aap-chaos exam baseline: FAILs expected for now (--baseline). Say why in each reason;\n# delete an entry once its requirement passes (the exam calls such an entry STALE and fails).\n';
   return header + (entries.length === 0 ? '[]\n' : stringify(entries));
 }

@@ -10,7 +10,15 @@ import { loadScenarioInput } from '../scenario/input.js';
  * Built-ins that between them exercise every buyer check of the report for a buyer that searches,
  * looks vehicles up and submits leads (lead-recovery also runs as its untidy twin, differential.ts).
  */
-export const DEFAULT_BATTERY = ['rate-limit-storm', 'flaky-internal', 'activation-required', 'version-mismatch', 'lead-gauntlet', 'inventory-churn', 'lead-recovery'] as const;
+export const DEFAULT_BATTERY = [
+  'rate-limit-storm',
+  'flaky-internal',
+  'activation-required',
+  'version-mismatch',
+  'lead-gauntlet',
+  'inventory-churn',
+  'lead-recovery',
+] as const;
 
 export interface BatteryScenario {
   /** What the user named (a built-in name or a path). */

@@ -109,7 +109,11 @@ export function runBuyer(command: string[], env: Record<string, string>, timeout
     }, timeoutMs);
     child.once('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(new BuyerStartError(`cannot start the buyer "${command.join(' ')}": ${e.code === 'ENOENT' ? 'no such program' : e.code === 'EACCES' ? 'not executable' : e.message}`));
+      reject(
+        new BuyerStartError(
+          `cannot start the buyer "${command.join(' ')}": ${e.code === 'ENOENT' ? 'no such program' : e.code === 'EACCES' ? 'not executable' : e.message}`,
+        ),
+      );
     });
     let ended: { exitCode: number | null; signal: NodeJS.Signals | null; durationMs: number } | undefined;
     let settled = false;
@@ -118,7 +122,9 @@ export function runBuyer(command: string[], env: Record<string, string>, timeout
       settled = true;
       clearTimeout(outputTimer);
       const end = ended ?? { exitCode, signal, durationMs: Math.round(performance.now() - started) };
-      const note = held ? '\n[aap-chaos: the buyer exited, but its output was held open (by a process outside its group, e.g. started with setsid); reading stopped there]\n' : '';
+      const note = held
+        ? '\n[aap-chaos: the buyer exited, but its output was held open (by a process outside its group, e.g. started with setsid); reading stopped there]\n'
+        : '';
       resolve({ ...end, timedOut, stdout: out.text(), stderr: err.text() + note });
     };
     child.once('exit', (exitCode, signal) => {

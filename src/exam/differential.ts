@@ -23,7 +23,11 @@ const CHECK = 'payload-by-type';
 export function withUntidyTwins(battery: readonly BatteryScenario[]): BatteryScenario[] {
   return battery.flatMap((b) => {
     if (!UNTIDY_TWINS.includes(b.name)) return [b];
-    const scenario: Scenario = { ...b.scenario, scenario: b.name + TWIN_SUFFIX, rules: [{ id: UNTIDY_RULE, envelope: { shuffle: true, unknown_detail: true } }, ...(b.scenario.rules ?? [])] };
+    const scenario: Scenario = {
+      ...b.scenario,
+      scenario: b.name + TWIN_SUFFIX,
+      rules: [{ id: UNTIDY_RULE, envelope: { shuffle: true, unknown_detail: true } }, ...(b.scenario.rules ?? [])],
+    };
     return [b, { ref: b.ref, name: b.name + TWIN_SUFFIX, scenario, twinOf: b.name }];
   });
 }

@@ -71,7 +71,18 @@ export async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<Ex
   // Each run is on its own: its rule state in memory whatever AAP_CHAOS_STATE says (a live fleet on
   // this machine would otherwise hand it its scenario and its limits), and no admin token from the
   // environment (the buyer would need it, and it is the operator's).
-  const runtime = await startRuntime({ port: 0, adminPort: 0, target: opts.target, dealers: opts.dealers, mockDealers: opts.mockDealers, scenario: battery.scenario, seed, profile: opts.profile, state: 'memory', env: {} });
+  const runtime = await startRuntime({
+    port: 0,
+    adminPort: 0,
+    target: opts.target,
+    dealers: opts.dealers,
+    mockDealers: opts.mockDealers,
+    scenario: battery.scenario,
+    seed,
+    profile: opts.profile,
+    state: 'memory',
+    env: {},
+  });
   let buyer;
   try {
     buyer = await runBuyer(

@@ -115,8 +115,14 @@ function runSection(card: Scorecard, run: ExamRun, reproducers: readonly Reprodu
 export function examHtml(card: Scorecard, generatedAt = new Date(), reproducers: readonly Reproducer[] = []): string {
   const { pass, fail, flaky, not_exercised } = card.summary;
   const overall = card.verdict;
-  const stale = (card.baseline?.stale ?? []).map((e) => `<p class="stale">STALE ${escapeHtml(`${card.baseline!.file}:${e.line}: ${e.requirement}${e.scenario ? ` in ${e.scenario}` : ''} now passes in every run it covers; delete this entry from the baseline`)}</p>`);
-  const missing = (card.incomplete.length > 0 ? `<p>Never passed: ${card.incomplete.map((i) => escapeHtml(`${i.check}${i.id ? ` (${i.id})` : ''} ${i.verdict}`)).join(', ')}</p>` : '') + stale.join('');
+  const stale = (card.baseline?.stale ?? []).map(
+    (e) =>
+      `<p class="stale">STALE ${escapeHtml(`${card.baseline!.file}:${e.line}: ${e.requirement}${e.scenario ? ` in ${e.scenario}` : ''} now passes in every run it covers; delete this entry from the baseline`)}</p>`,
+  );
+  const missing =
+    (card.incomplete.length > 0
+      ? `<p>Never passed: ${card.incomplete.map((i) => escapeHtml(`${i.check}${i.id ? ` (${i.id})` : ''} ${i.verdict}`)).join(', ')}</p>`
+      : '') + stale.join('');
   const sections = card.scenarios.map((s, i) => {
     const flakyNote = s.flaky ? ' <span class="verdict bad">FLAKY</span>' : '';
     return `<section id="sc-${i}"><h2>${escapeHtml(s.scenario)}${flakyNote}${s.ref !== s.scenario ? ` <span class="muted">${escapeHtml(s.ref)}</span>` : ''}</h2>${s.runs.map((r) => runSection(card, r, reproducers)).join('\n')}</section>`;

@@ -9,14 +9,23 @@ import type { ExamRun, Scorecard } from './scorecard.js';
 
 function testcases(run: ExamRun, withSeed: boolean, card: Scorecard): JUnitCase[] {
   return Object.entries(run.verdicts).map(([check, verdict]): JUnitCase => {
-    const base = { classname: `aap-chaos.exam.${run.scenario}`, name: withSeed ? `${check} [seed ${run.seed}]` : check, time: run.buyer.durationMs / 1000, properties: requirementProperties(check) };
+    const base = {
+      classname: `aap-chaos.exam.${run.scenario}`,
+      name: withSeed ? `${check} [seed ${run.seed}]` : check,
+      time: run.buyer.durationMs / 1000,
+      properties: requirementProperties(check),
+    };
     const result = run.report.checks.find((c) => c.check === check && c.verdict === verdict);
     const explanation = result?.explanation ?? `the buyer ended with ${describeExit(run.buyer)}`;
     const expected = card.baseline?.expected.find((e) => e.scenario === run.scenario && e.check === check);
-    if (verdict === 'FAIL' && expected) return { ...base, outcome: { kind: 'skipped', message: `EXPECTED FAIL (${card.baseline!.file}:${expected.line}: ${expected.reason}): ${explanation}` } };
+    if (verdict === 'FAIL' && expected)
+      return { ...base, outcome: { kind: 'skipped', message: `EXPECTED FAIL (${card.baseline!.file}:${expected.line}: ${expected.reason}): ${explanation}` } };
     if (verdict === 'FAIL') {
       const ids = run.evidence[check as keyof ExamRun['evidence']] ?? [];
-      return { ...base, outcome: { kind: 'failure', type: 'FAIL', message: explanation, body: ids.length ? `evidence (journal ids): ${ids.join(' ')}` : 'no evidence' } };
+      return {
+        ...base,
+        outcome: { kind: 'failure', type: 'FAIL', message: explanation, body: ids.length ? `evidence (journal ids): ${ids.join(' ')}` : 'no evidence' },
+      };
     }
     if (verdict === 'NOT EXERCISED' || verdict === 'NOT APPLICABLE') return { ...base, outcome: { kind: 'skipped', message: `${verdict}: ${explanation}` } };
     return { ...base, outcome: { kind: 'pass' } };
@@ -37,7 +46,16 @@ export function examJUnit(card: Scorecard): string {
   if (stale.length > 0) {
     suites.push({
       name: 'aap-chaos exam: baseline',
-      cases: stale.map((e) => ({ classname: 'aap-chaos.exam.baseline', name: `${e.requirement}${e.scenario ? ` in ${e.scenario}` : ''}`, outcome: { kind: 'failure', type: 'STALE', message: `${card.baseline!.file}:${e.line}: now passes in every run it covers; delete this entry`, body: e.reason } })),
+      cases: stale.map((e) => ({
+        classname: 'aap-chaos.exam.baseline',
+        name: `${e.requirement}${e.scenario ? ` in ${e.scenario}` : ''}`,
+        outcome: {
+          kind: 'failure',
+          type: 'STALE',
+          message: `${card.baseline!.file}:${e.line}: now passes in every run it covers; delete this entry`,
+          body: e.reason,
+        },
+      })),
     });
   }
   return junitXml('aap-chaos exam', suites);

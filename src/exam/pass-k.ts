@@ -29,7 +29,12 @@ function over(k: number, runs: readonly TrialRun[], failed: (run: TrialRun) => b
   const bad = new Map<number, number>();
   for (const r of runs) if (failed(r)) bad.set(r.trial, r.seed);
   const passed = k - bad.size;
-  return { k, pass_k: passed === k ? 1 : 0, pass_at_1: k === 0 ? 0 : passed / k, failed_seeds: [...bad.entries()].sort(([a], [b]) => a - b).map(([, seed]) => seed) };
+  return {
+    k,
+    pass_k: passed === k ? 1 : 0,
+    pass_at_1: k === 0 ? 0 : passed / k,
+    failed_seeds: [...bad.entries()].sort(([a], [b]) => a - b).map(([, seed]) => seed),
+  };
 }
 
 export function passK<C extends string>(card: Card<C>): { overall: PassK; checks: Record<C, PassK> } {

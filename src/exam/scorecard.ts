@@ -101,7 +101,15 @@ function profilesOf(runs: readonly ExamRun[]): Set<Profile> {
   return new Set(runs.flatMap((r) => r.journal.map((e) => e.profile).filter((p): p is Profile => p !== undefined)));
 }
 
-export function gradeRun(scenario: string, seed: number, trial: number, buyer: BuyerRun, report: Report, journal: JournalEntry[], requireExit0: boolean): ExamRun {
+export function gradeRun(
+  scenario: string,
+  seed: number,
+  trial: number,
+  buyer: BuyerRun,
+  report: Report,
+  journal: JournalEntry[],
+  requireExit0: boolean,
+): ExamRun {
   const verdicts = {} as Record<ExamCheck, Verdict>;
   const evidence: ExamRun['evidence'] = {};
   for (const check of gradedNames([report])) {
@@ -115,7 +123,11 @@ export function gradeRun(scenario: string, seed: number, trial: number, buyer: B
   return { scenario, seed, trial, buyer, report, journal, verdicts, evidence, explanations: {}, ok };
 }
 
-export function buildScorecard(battery: { name: string; ref: string }[], runs: ExamRun[], opts: { requireExit0: boolean; allowIncomplete?: boolean }): Scorecard {
+export function buildScorecard(
+  battery: { name: string; ref: string }[],
+  runs: ExamRun[],
+  opts: { requireExit0: boolean; allowIncomplete?: boolean },
+): Scorecard {
   const checks: ExamCheck[] = [...gradedNames(runs.map((r) => r.report)), ...(opts.requireExit0 ? [EXIT_CHECK as ExamCheck] : [])];
   const summary = { pass: 0, fail: 0, flaky: 0, not_exercised: 0, not_applicable: 0 };
   const scenarios = battery.map(({ name, ref }): ScenarioCard => {
@@ -140,7 +152,9 @@ export function buildScorecard(battery: { name: string; ref: string }[], runs: E
   const profiles = profilesOf(runs);
   // A requirement of a profile no run spoke is not asked for (version under 1.3); with no profile known, all are.
   const required = checks.filter((c) => c === EXIT_CHECK || profiles.size === 0 || CHECKS[c as CheckName].requirement.profiles.some((p) => profiles.has(p)));
-  const incomplete = required.filter((c) => union[c] !== 'PASS' && union[c] !== 'FAIL' && union[c] !== 'FLAKY').map((c) => ({ check: c, id: c === EXIT_CHECK ? undefined : CHECKS[c as CheckName].requirement.id, verdict: union[c] }));
+  const incomplete = required
+    .filter((c) => union[c] !== 'PASS' && union[c] !== 'FAIL' && union[c] !== 'FLAKY')
+    .map((c) => ({ check: c, id: c === EXIT_CHECK ? undefined : CHECKS[c as CheckName].requirement.id, verdict: union[c] }));
   const verdict: ExamVerdict = !ok ? 'FAIL' : incomplete.length > 0 ? 'INCOMPLETE' : 'PASS';
   const exitCode = verdict === 'FAIL' ? EXAM_EXIT.fail : verdict === 'INCOMPLETE' && !opts.allowIncomplete ? EXAM_EXIT.incomplete : EXAM_EXIT.pass;
   return { checks, scenarios, battery: union, required, incomplete, ok, verdict, summary, exitCode };

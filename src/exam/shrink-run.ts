@@ -32,7 +32,13 @@ export interface Reproducer {
 
 const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
 
-export async function shrinkFailures(runs: readonly ExamRun[], battery: readonly BatteryScenario[], opts: ExamOptions, budget: number, dir = 'repro'): Promise<Reproducer[]> {
+export async function shrinkFailures(
+  runs: readonly ExamRun[],
+  battery: readonly BatteryScenario[],
+  opts: ExamOptions,
+  budget: number,
+  dir = 'repro',
+): Promise<Reproducer[]> {
   const found: Reproducer[] = [];
   let spent = 0;
   for (const run of runs) {
@@ -60,7 +66,16 @@ export async function shrinkFailures(runs: readonly ExamRun[], battery: readonly
       await mkdir(dir, { recursive: true });
       await writeFile(file, reproYaml(pinnedScenario(b.scenario, name, run.seed, result.minimal), check, base.requirement, run.scenario), 'utf8');
       const command = `npx aap-chaos exam --scenarios ${quote(file)} --seed ${run.seed} -- ${opts.command.map(quote).join(' ')}`;
-      found.push({ ...base, file, faults: result.minimal.map((f) => `${f.rule.id} on ${f.skill} #${f.nth}`), entries: result.minimal.map((f) => f.entry), reproducible: true, oneMinimal: result.oneMinimal, runs: result.runs + 1, command });
+      found.push({
+        ...base,
+        file,
+        faults: result.minimal.map((f) => `${f.rule.id} on ${f.skill} #${f.nth}`),
+        entries: result.minimal.map((f) => f.entry),
+        reproducible: true,
+        oneMinimal: result.oneMinimal,
+        runs: result.runs + 1,
+        command,
+      });
     }
   }
   return found;

@@ -36,9 +36,17 @@ function failureLines(run: ExamRun, card: Scorecard): string[] {
     const expected = card.baseline?.expected.some((e) => e.scenario === run.scenario && e.check === check) ? ' (EXPECTED FAIL)' : '';
     lines.push(`  ${check}${expected}: ${why}${ids.length ? `\n    evidence (journal ids): ${shown}` : ''}`);
   }
-  for (const [name, text] of [['stderr', run.buyer.stderr], ['stdout', run.buyer.stdout]] as const) {
+  for (const [name, text] of [
+    ['stderr', run.buyer.stderr],
+    ['stdout', run.buyer.stdout],
+  ] as const) {
     if (text.trim() === '') continue;
-    lines.push(`  buyer ${name}, last ${TAIL_LINES} lines:`, ...tailLines(text, TAIL_LINES).split('\n').map((l) => `    | ${l.length > LINE_CHARS ? `${l.slice(0, LINE_CHARS)}…` : l}`));
+    lines.push(
+      `  buyer ${name}, last ${TAIL_LINES} lines:`,
+      ...tailLines(text, TAIL_LINES)
+        .split('\n')
+        .map((l) => `    | ${l.length > LINE_CHARS ? `${l.slice(0, LINE_CHARS)}…` : l}`),
+    );
   }
   return lines;
 }
@@ -51,7 +59,12 @@ function batteryLines(card: Scorecard): string[] {
   const rows = card.checks.map((c) => {
     const where = card.scenarios.filter((s) => s.verdicts[c] === card.battery[c]).map((s) => s.scenario);
     const required = card.required.includes(c) ? '' : ' (not required for the profiles run)';
-    return [c, requirementIdOf(c) ?? '-', `${card.battery[c]}${required}`, card.battery[c] === 'PASS' || card.battery[c] === 'FAIL' || card.battery[c] === 'FLAKY' ? where.join(', ') : ''];
+    return [
+      c,
+      requirementIdOf(c) ?? '-',
+      `${card.battery[c]}${required}`,
+      card.battery[c] === 'PASS' || card.battery[c] === 'FAIL' || card.battery[c] === 'FLAKY' ? where.join(', ') : '',
+    ];
   });
   return table([['CHECK', 'ID', 'BATTERY', 'WHERE'], ...rows]);
 }
@@ -61,7 +74,10 @@ function baselineLines(card: Scorecard): string[] {
   const b = card.baseline;
   if (!b) return [];
   const lines = b.expected.map((e) => `EXPECTED FAIL ${e.scenario} ${e.check} (${e.requirement}): ${e.reason} [${b.file}:${e.line}]`);
-  for (const e of b.stale) lines.push(`STALE ${b.file}:${e.line}: ${e.requirement}${e.scenario ? ` in ${e.scenario}` : ''} now passes in every run it covers; delete this entry from the baseline`);
+  for (const e of b.stale)
+    lines.push(
+      `STALE ${b.file}:${e.line}: ${e.requirement}${e.scenario ? ` in ${e.scenario}` : ''} now passes in every run it covers; delete this entry from the baseline`,
+    );
   return lines.length ? ['', ...lines] : [];
 }
 
@@ -74,7 +90,11 @@ export function formatScorecard(card: Scorecard): string {
     seconds(s.runs.reduce((sum, r) => sum + r.buyer.durationMs, 0)),
   ]);
   const lines = table([header, ...rows]);
-  lines.push(`("-": not exercised in that scenario; "n/a": the buyer never called the skill the check is about${card.baseline ? '; XFAIL: EXPECTED FAIL, covered by the baseline' : ''})`, '', ...batteryLines(card));
+  lines.push(
+    `("-": not exercised in that scenario; "n/a": the buyer never called the skill the check is about${card.baseline ? '; XFAIL: EXPECTED FAIL, covered by the baseline' : ''})`,
+    '',
+    ...batteryLines(card),
+  );
 
   const flaky = card.scenarios.filter((s) => s.flaky);
   if (flaky.length > 0) {
@@ -88,7 +108,10 @@ export function formatScorecard(card: Scorecard): string {
   const k = passK(card);
   if (k.overall.k > 1) {
     const row = (name: string, p: typeof k.overall) => [name, String(p.pass_k), fraction(p), p.failed_seeds.join(', ') || '-'];
-    lines.push('', ...table([[`CHECK (k=${k.overall.k})`, 'PASS^K', 'PASS@1', 'FAILED SEEDS'], ...card.checks.map((c) => row(c, k.checks[c])), row('overall', k.overall)]));
+    lines.push(
+      '',
+      ...table([[`CHECK (k=${k.overall.k})`, 'PASS^K', 'PASS@1', 'FAILED SEEDS'], ...card.checks.map((c) => row(c, k.checks[c])), row('overall', k.overall)]),
+    );
   }
   for (const s of card.scenarios) {
     for (const run of s.runs.filter((r) => !r.ok)) lines.push('', ...failureLines(run, card));
@@ -97,7 +120,10 @@ export function formatScorecard(card: Scorecard): string {
   const { pass, fail, flaky: flakyCells, not_exercised, not_applicable } = card.summary;
   const notApplicable = not_applicable > 0 ? `, ${not_applicable} not applicable` : '';
   const requiredPassed = card.required.filter((c) => card.battery[c] === 'PASS').length;
-  lines.push('', `${card.verdict}: ${pass} passed, ${fail} failed, ${flakyCells} flaky, ${not_exercised} not exercised${notApplicable} (${card.scenarios.length} scenarios); ${requiredPassed} of ${card.required.length} required checks passed over the battery`);
+  lines.push(
+    '',
+    `${card.verdict}: ${pass} passed, ${fail} failed, ${flakyCells} flaky, ${not_exercised} not exercised${notApplicable} (${card.scenarios.length} scenarios); ${requiredPassed} of ${card.required.length} required checks passed over the battery`,
+  );
   if (card.verdict === 'INCOMPLETE') {
     const missing = card.incomplete.map((i) => `${i.check}${i.id ? ` (${i.id})` : ''} ${i.verdict}`);
     lines.push(`Never passed: ${missing.join(', ')}. Add scenarios that exercise them (or use the skills they are about); --allow-incomplete exits 0.`);

@@ -79,7 +79,11 @@ export function timelineSvg(journal: readonly JournalEntry[], opts: { anchor: (i
   const entries = [...journal].sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : 1));
   if (entries.length === 0) return '<p class="empty">The buyer sent no request.</p>';
   const present = new Set(entries.map(laneOf));
-  const lanes = [...SKILL_ORDER.filter((s) => present.has(s)), ...[...present].filter((s) => !SKILL_ORDER.includes(s) && s !== OTHER_LANE).sort(), ...(present.has(OTHER_LANE) ? [OTHER_LANE] : [])];
+  const lanes = [
+    ...SKILL_ORDER.filter((s) => present.has(s)),
+    ...[...present].filter((s) => !SKILL_ORDER.includes(s) && s !== OTHER_LANE).sort(),
+    ...(present.has(OTHER_LANE) ? [OTHER_LANE] : []),
+  ];
   const t0 = entries[0]!.t;
   const requestsSpan = Math.max(1, ...entries.map((e) => e.t + e.duration_ms - t0));
   // A hint is the dealer's number: drawn up to a bound past the last request, so an absurd one
@@ -112,7 +116,9 @@ export function timelineSvg(journal: readonly JournalEntry[], opts: { anchor: (i
     if (e.retry_after_ms !== undefined) {
       const cut = end + hintOf(e) > hintEnd(e);
       const w = Math.max(1, x(hintEnd(e)) - x(end));
-      parts.push(`<rect class="hint" x="${x(end).toFixed(1)}" y="${y + 4}" width="${w.toFixed(1)}" height="${LANE_H - 8}"><title>retry hint: wait ${escapeHtml(String(e.retry_after_ms))} ms${cut ? ' (drawn cut at the end of the plot)' : ''}</title></rect>`);
+      parts.push(
+        `<rect class="hint" x="${x(end).toFixed(1)}" y="${y + 4}" width="${w.toFixed(1)}" height="${LANE_H - 8}"><title>retry hint: wait ${escapeHtml(String(e.retry_after_ms))} ms${cut ? ' (drawn cut at the end of the plot)' : ''}</title></rect>`,
+      );
     }
     if (isTrouble(e)) {
       const retry = retryOf(entries, i);
@@ -121,7 +127,9 @@ export function timelineSvg(journal: readonly JournalEntry[], opts: { anchor: (i
         const x2 = x(retry.t);
         const ry = laneY(retry);
         const lift = Math.min(LANE_H / 2 - 2, 6 + (x2 - x1) / 20);
-        parts.push(`<path class="retry" d="M${x1.toFixed(1)},${y + 6} C${x1.toFixed(1)},${y + 6 - lift} ${x2.toFixed(1)},${ry + 6 - lift} ${x2.toFixed(1)},${ry + 6}"><title>retry of ${escapeHtml(e.error_code ?? (e.status === 0 ? 'no reply' : `HTTP ${e.status}`))}: ${Math.round(retry.t - end)} ms later</title></path>`);
+        parts.push(
+          `<path class="retry" d="M${x1.toFixed(1)},${y + 6} C${x1.toFixed(1)},${y + 6 - lift} ${x2.toFixed(1)},${ry + 6 - lift} ${x2.toFixed(1)},${ry + 6}"><title>retry of ${escapeHtml(e.error_code ?? (e.status === 0 ? 'no reply' : `HTTP ${e.status}`))}: ${Math.round(retry.t - end)} ms later</title></path>`,
+        );
       }
     }
   });
@@ -130,7 +138,9 @@ export function timelineSvg(journal: readonly JournalEntry[], opts: { anchor: (i
     const x1 = x(e.t);
     const w = Math.max(3, x(e.t + e.duration_ms) - x1);
     const cls = barClass(e) + (opts.highlight.has(e.id) ? ' evidence' : '');
-    parts.push(`<a href="#${opts.anchor(e.id)}"><rect class="${cls}" data-id="${e.id}" x="${x1.toFixed(1)}" y="${y + 10}" width="${w.toFixed(1)}" height="${LANE_H - 20}"><title>${escapeHtml(tooltip(e, t0))}</title></rect></a>`);
+    parts.push(
+      `<a href="#${opts.anchor(e.id)}"><rect class="${cls}" data-id="${e.id}" x="${x1.toFixed(1)}" y="${y + 10}" width="${w.toFixed(1)}" height="${LANE_H - 20}"><title>${escapeHtml(tooltip(e, t0))}</title></rect></a>`,
+    );
     if (e.fired.length > 0) {
       parts.push(`<path class="fault" d="M${x1.toFixed(1)},${y + 9} l-4,-6 h8 z"><title>fault: ${escapeHtml(e.fired.join(', '))}</title></path>`);
     }

@@ -59,5 +59,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
         : [400, 'Bad Request', `the request is not valid HTTP (${err.code ?? 'parse error'})`];
   if (status === 408) timedOut.add(socket);
   const body = JSON.stringify(buildRequestRefused(message));
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

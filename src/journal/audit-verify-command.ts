@@ -18,5 +18,11 @@ export async function runAuditVerify(file: string): Promise<{ output: string; ex
   }
   const verdict = verifyAuditText(text, file);
   if (verdict.ok) return { output: `${file}: ${verdict.entries} entries, chain intact`, exitCode: 0 };
-  return { output: [`${file}: chain broken (${verdict.problems.length} ${verdict.problems.length === 1 ? 'place' : 'places'}):`, ...verdict.problems.map((p) => `  ${p}`)].join('\n'), exitCode: 1 };
+  return {
+    output: [
+      `${file}: chain broken (${verdict.problems.length} ${verdict.problems.length === 1 ? 'place' : 'places'}):`,
+      ...verdict.problems.map((p) => `  ${p}`),
+    ].join('\n'),
+    exitCode: 1,
+  };
 }

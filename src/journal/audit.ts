@@ -118,7 +118,9 @@ export function verifyAuditText(text: string, name = 'audit log'): AuditVerdict 
       const gap = typeof entry.seq === 'number' ? entry.seq - seq - 1 : 0;
       const missing = gap === 1 ? `; entry ${seq + 1} is missing` : gap > 1 ? `; entries ${seq + 1}-${seq + gap} are missing` : '';
       const why = i === 0 ? 'the first lines were removed' : gap > 0 ? 'a line was removed' : 'a line was removed, reordered or edited';
-      problems.push(`${where}: the chain is broken before this line (prev does not match the hash of ${i === 0 ? 'the chain start' : `line ${i}`}): ${why}${missing}`);
+      problems.push(
+        `${where}: the chain is broken before this line (prev does not match the hash of ${i === 0 ? 'the chain start' : `line ${i}`}): ${why}${missing}`,
+      );
     }
     prev = typeof entry.hash === 'string' ? entry.hash : '';
     seq = typeof entry.seq === 'number' ? entry.seq : seq + 1;
@@ -186,7 +188,8 @@ export class AuditLog {
     const file = this.opts.file;
     // One write at a time, in chain order.
     this.writing = this.writing.then(async () => {
-      if (file) await appendFile(file, JSON.stringify(entry) + '\n').catch((e: Error) => this.opts.onError?.(`audit entry not written to ${file}: ${e.message}`));
+      if (file)
+        await appendFile(file, JSON.stringify(entry) + '\n').catch((e: Error) => this.opts.onError?.(`audit entry not written to ${file}: ${e.message}`));
       await this.opts.shared?.append(facts, ts, replica).catch((e: Error) => this.opts.onError?.(`audit entry not added to the fleet's stream: ${e.message}`));
     });
     return this.writing.then(() => entry);

@@ -115,7 +115,10 @@ export function canonicalHash(value: unknown): string {
   return hash('sha256', canonicalJson(value)).slice(0, 16);
 }
 
-type RequestSummary = Pick<JournalEntry, 'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'request_hash' | 'idempotency_key' | 'vehicle' | 'request_problems'>;
+type RequestSummary = Pick<
+  JournalEntry,
+  'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'request_hash' | 'idempotency_key' | 'vehicle' | 'request_problems'
+>;
 
 /** Adds the request's summary to `summary` in place (the journal line keeps this key order). */
 function addRequestSummary(summary: RequestSummary, request: ClassifiedRequest): void {
@@ -143,8 +146,6 @@ function addRequestSummary(summary: RequestSummary, request: ClassifiedRequest):
   const problems = realValidationProblems(request.skill, request.skillData);
   if (problems.length > 0) summary.request_problems = [...new Set(problems.map((p) => p.instanceLocation))];
 }
-
-
 
 /** What the proxy observed of one reply. */
 export interface ReplyObservation {
@@ -196,7 +197,10 @@ export function boundedReplyError(error: JsonRpcError): ReplyErrorRecord {
   if (jsonBytesAtMost(error, 0, MAX_REPLY_ERROR_BYTES) <= MAX_REPLY_ERROR_BYTES || Buffer.byteLength(JSON.stringify(error) ?? '') <= MAX_REPLY_ERROR_BYTES) {
     return error.data === undefined ? { code: error.code, message } : { code: error.code, message, data: error.data };
   }
-  const kept: ReplyErrorRecord = { code: error.code, message: message.length > MAX_KEPT_MESSAGE_CHARS ? `${message.slice(0, MAX_KEPT_MESSAGE_CHARS)}…` : message };
+  const kept: ReplyErrorRecord = {
+    code: error.code,
+    message: message.length > MAX_KEPT_MESSAGE_CHARS ? `${message.slice(0, MAX_KEPT_MESSAGE_CHARS)}…` : message,
+  };
   if (error.data !== undefined) kept.data_omitted_bytes = Buffer.byteLength(JSON.stringify(error.data) ?? '');
   return kept;
 }
@@ -269,12 +273,7 @@ function isoOf(ms: number): string {
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 
 /** The journal line of one finished request. */
-export function buildJournalEntry(
-  request: ClassifiedRequest,
-  decision: DecidedFaults,
-  reply: ReplyObservation,
-  at: RequestCircumstances,
-): JournalEntry {
+export function buildJournalEntry(request: ClassifiedRequest, decision: DecidedFaults, reply: ReplyObservation, at: RequestCircumstances): JournalEntry {
   // Assigned one by one, not spread: the line keeps its key order and no intermediate object is made.
   const entry = {
     id: newUlid(at.startedAt),
@@ -301,7 +300,13 @@ export function buildJournalEntry(
   entry.extension_uri = at.extensionUri;
   entry.dry_run = at.dryRun;
   if (at.haltedBy !== undefined) entry.halted_by = at.haltedBy;
-  const { outcome, cause } = decideOutcome({ lost: reply.lost, aborted: at.aborted, status: at.status, sawRpcError: reply.error !== undefined, body: reply.body });
+  const { outcome, cause } = decideOutcome({
+    lost: reply.lost,
+    aborted: at.aborted,
+    status: at.status,
+    sawRpcError: reply.error !== undefined,
+    body: reply.body,
+  });
   entry.outcome = outcome;
   if (cause) entry.unknown_cause = cause;
   if (reply.error) {

@@ -114,7 +114,10 @@ class Window {
       }
       case 'p99_latency_ms': {
         if (n < minRequests) return undefined;
-        const p99 = percentile(this.samples.map((s) => s.entry.duration_ms), 99);
+        const p99 = percentile(
+          this.samples.map((s) => s.entry.duration_ms),
+          99,
+        );
         return p99 > g.max! ? breach(p99, g.max!, '>', whole) : undefined;
       }
       case 'retry_storm_ratio': {

@@ -211,7 +211,9 @@ class BatchWriter {
   private fail(err: Error): void {
     if (this.failed) return;
     this.failed = err;
-    process.emitWarning(`aap-chaos: journal file ${this.file} can no longer be written (${(err as NodeJS.ErrnoException).code ?? err.message}); further lines are dropped`);
+    process.emitWarning(
+      `aap-chaos: journal file ${this.file} can no longer be written (${(err as NodeJS.ErrnoException).code ?? err.message}); further lines are dropped`,
+    );
     if (this.pending.length) this.onDrop(this.pending.length);
     this.pending = [];
     this.pendingBytes = 0;

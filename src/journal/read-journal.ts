@@ -49,7 +49,10 @@ const ENTRY_SHAPE = {
     retry_after_ms: { type: 'number', minimum: 0 },
     retry_after_seconds: { type: 'number', minimum: 0 },
     aborted: { type: 'boolean' },
-    conformance: { type: 'array', items: { type: 'object', required: ['rule', 'severity'], properties: { rule: { type: 'string' }, severity: { enum: ['MUST', 'SHOULD'] } } } },
+    conformance: {
+      type: 'array',
+      items: { type: 'object', required: ['rule', 'severity'], properties: { rule: { type: 'string' }, severity: { enum: ['MUST', 'SHOULD'] } } },
+    },
     outcome: { enum: ['result', 'error', 'unknown'] },
     unknown_cause: { enum: UNKNOWN_CAUSES },
     error_in_stream: { type: 'boolean' },

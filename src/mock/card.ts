@@ -23,7 +23,10 @@ function schemaUrl(profile: Profile, slug: string, kind: 'request' | 'response')
 
 export function buildAgentCard(opts: CardOptions): Record<string, unknown> {
   const skillParams = Object.fromEntries(
-    SKILL_IDS.map((id) => [id, { request_schema: schemaUrl(opts.profile, SKILL_TABLE[id].slug, 'request'), response_schema: schemaUrl(opts.profile, SKILL_TABLE[id].slug, 'response') }]),
+    SKILL_IDS.map((id) => [
+      id,
+      { request_schema: schemaUrl(opts.profile, SKILL_TABLE[id].slug, 'request'), response_schema: schemaUrl(opts.profile, SKILL_TABLE[id].slug, 'response') },
+    ]),
   );
   return {
     name: opts.dealer.name,

@@ -133,7 +133,9 @@ function timezoneProblems(dealer: DealerInfo | undefined): string[] {
 }
 
 function fail(file: string, problems: string[]): never {
-  throw new Error(`Inventory file ${file} is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  throw new Error(
+    `Inventory file ${file} is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  ${p}`).join('\n')}`,
+  );
 }
 
 export function parseInventory(file: string, text: string): Inventory {

@@ -30,11 +30,36 @@ export interface InventoryFilters {
   query?: string;
 }
 
-type ListFilter = 'make' | 'model' | 'trim' | 'condition' | 'vehicle_type' | 'transmission' | 'fuel' | 'driveline' | 'body' | 'exterior_color' | 'interior_color' | 'charge_port';
+type ListFilter =
+  | 'make'
+  | 'model'
+  | 'trim'
+  | 'condition'
+  | 'vehicle_type'
+  | 'transmission'
+  | 'fuel'
+  | 'driveline'
+  | 'body'
+  | 'exterior_color'
+  | 'interior_color'
+  | 'charge_port';
 type NumericField = 'year' | 'price' | 'mileage' | 'displacement_cc' | 'electric_range_mi';
 
 /** List filters whose name is also the vehicle field they compare (rooftops → rooftop is the odd one). */
-const LIST_FILTERS: ListFilter[] = ['make', 'model', 'trim', 'condition', 'vehicle_type', 'transmission', 'fuel', 'driveline', 'body', 'exterior_color', 'interior_color', 'charge_port'];
+const LIST_FILTERS: ListFilter[] = [
+  'make',
+  'model',
+  'trim',
+  'condition',
+  'vehicle_type',
+  'transmission',
+  'fuel',
+  'driveline',
+  'body',
+  'exterior_color',
+  'interior_color',
+  'charge_port',
+];
 
 /** [filter key, vehicle field, bound]; a vehicle without the field fails any bound on it. */
 const RANGE_FILTERS: [keyof InventoryFilters, NumericField, 'min' | 'max'][] = [
@@ -139,9 +164,7 @@ export function computeFacets(vehicles: readonly Vehicle[]): Record<string, Term
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') counts.set(value, (counts.get(value) ?? 0) + 1);
     }
     if (counts.size === 0) continue;
-    out[facet] = [...counts]
-      .map(([value, count]) => ({ value, count }))
-      .sort((a, b) => b.count - a.count || String(a.value).localeCompare(String(b.value)));
+    out[facet] = [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || String(a.value).localeCompare(String(b.value)));
   }
   for (const [facet, field] of RANGE_FACETS) {
     const values = vehicles.map((v) => v[field]).filter((x): x is number => typeof x === 'number');

@@ -5,7 +5,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { A2A_VERSION, EXTENSIONS_HEADER, type Profile } from '../protocol/codes.js';
 import { classifyRequest, type ClassifiedRequest } from '../protocol/classify.js';
-import { buildA2aError, buildAapError, buildExtensionRequired, buildVersionNotSupported, type JsonRpcErrorResponse, type JsonRpcId } from '../protocol/envelopes.js';
+import {
+  buildA2aError,
+  buildAapError,
+  buildExtensionRequired,
+  buildVersionNotSupported,
+  type JsonRpcErrorResponse,
+  type JsonRpcId,
+} from '../protocol/envelopes.js';
 import { readBody, sendJson } from './http-io.js';
 import { callSkill } from './skill-call.js';
 import type { SkillContext } from './skills/index.js';
@@ -55,18 +62,35 @@ function headerPolicyError(settings: RpcSettings, request: ClassifiedRequest): J
 
 export async function handleRpc(settings: RpcSettings, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (!isJsonContentType(req.headers['content-type'])) {
-    sendJson(res, 200, buildA2aError('CONTENT_TYPE_NOT_SUPPORTED', null, { message: `Content-Type '${req.headers['content-type'] ?? ''}' is not supported; send application/json.` }));
+    sendJson(
+      res,
+      200,
+      buildA2aError('CONTENT_TYPE_NOT_SUPPORTED', null, {
+        message: `Content-Type '${req.headers['content-type'] ?? ''}' is not supported; send application/json.`,
+      }),
+    );
     return;
   }
   const read = await readBody(req);
   if (!read.ok) {
     // HTTP's own answer to a body too large, after reading it through: a proxy in front still sending it gets the reply, not a broken pipe.
     if (read.reason === 'too-large') {
-      sendJson(res, 413, buildA2aError('INVALID_REQUEST', null, { message: 'Invalid request: the body exceeds 1 MiB.' }), read.drained ? {} : { connection: 'close' });
+      sendJson(
+        res,
+        413,
+        buildA2aError('INVALID_REQUEST', null, { message: 'Invalid request: the body exceeds 1 MiB.' }),
+        read.drained ? {} : { connection: 'close' },
+      );
     }
     return;
   }
-  const request = classifyRequest({ method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, clientIp: req.socket.remoteAddress ?? '', body: read.body });
+  const request = classifyRequest({
+    method: req.method ?? 'POST',
+    url: req.url ?? '/',
+    headers: req.headers,
+    clientIp: req.socket.remoteAddress ?? '',
+    body: read.body,
+  });
   // Echo the activated extension (A2A §3.2.6), under either profile, whatever the outcome.
   const headers: Record<string, string> = request.extensions.includes(settings.extensionUri) ? { [EXTENSIONS_HEADER]: settings.extensionUri } : {};
   const reply = (body: unknown): void => sendJson(res, 200, body, headers);
@@ -83,7 +107,8 @@ export async function handleRpc(settings: RpcSettings, req: IncomingMessage, res
     case 'jsonrpc':
       break;
   }
-  if (!isValidRpcId(request.body?.id)) return reply(buildA2aError('INVALID_REQUEST', null, { message: 'Invalid request: id must be a string, a number or null.' }));
+  if (!isValidRpcId(request.body?.id))
+    return reply(buildA2aError('INVALID_REQUEST', null, { message: 'Invalid request: id must be a string, a number or null.' }));
   const policyError = headerPolicyError(settings, request);
   if (policyError) return reply(policyError);
   try {

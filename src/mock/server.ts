@@ -19,7 +19,10 @@ export interface RunningServer {
 }
 
 /** Serves a dealer's request handler (the mock's, a replay's) under the listener limits, once it listens. */
-export async function serveDealer(handle: (req: IncomingMessage, res: ServerResponse) => void, opts: { port?: number; host?: string; timeouts?: ListenerTimeouts } = {}): Promise<RunningServer> {
+export async function serveDealer(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  opts: { port?: number; host?: string; timeouts?: ListenerTimeouts } = {},
+): Promise<RunningServer> {
   const server = createServer(listenerOptions(opts.timeouts), handle);
   server.on('clientError', answerClientError);
   const host = opts.host ?? '127.0.0.1';
@@ -44,7 +47,9 @@ export async function serveDealer(handle: (req: IncomingMessage, res: ServerResp
   };
 }
 
-export async function startMockDealer(opts: MockDealerOptions & { port?: number; host?: string; timeouts?: ListenerTimeouts } = {}): Promise<RunningMockDealer> {
+export async function startMockDealer(
+  opts: MockDealerOptions & { port?: number; host?: string; timeouts?: ListenerTimeouts } = {},
+): Promise<RunningMockDealer> {
   const dealer = createMockDealer(opts);
   const server = await serveDealer((req, res) => dealer.handle(req, res), opts);
   return { ...server, dealer };

@@ -57,7 +57,8 @@ function mediaTypeProblem(skill: SkillId, parts: unknown[], skillIndex: number, 
     if (typeof sent !== 'string' || sent === '') continue;
     const base = baseMediaType(sent);
     if (index === skillIndex) {
-      if (base !== requestMediaType(skill) && !GENERIC_MEDIA_TYPES.has(base)) return `Input media type '${sent}' is not supported for ${skill}; send ${requestMediaType(skill)}.`;
+      if (base !== requestMediaType(skill) && !GENERIC_MEDIA_TYPES.has(base))
+        return `Input media type '${sent}' is not supported for ${skill}; send ${requestMediaType(skill)}.`;
     } else if (!OTHER_PART_MEDIA_TYPES.has(base)) {
       return `message.parts[${index}] has media type '${sent}', which this dealer does not accept; it accepts ${requestMediaType(skill)} for ${skill}, and text/plain.`;
     }

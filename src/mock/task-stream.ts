@@ -33,7 +33,13 @@ export function taskStreamEvents(skill: SkillId, reply: AgentMessage): { events:
 }
 
 /** Writes each event as `data: <JSON-RPC response>\n\n`; stops quietly if the buyer goes away. */
-export async function writeEventStream(res: ServerResponse, id: JsonRpcId, events: Record<string, unknown>[], headers: Record<string, string>, gapMs = FRAME_GAP_MS): Promise<void> {
+export async function writeEventStream(
+  res: ServerResponse,
+  id: JsonRpcId,
+  events: Record<string, unknown>[],
+  headers: Record<string, string>,
+  gapMs = FRAME_GAP_MS,
+): Promise<void> {
   res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
   for (const [i, result] of events.entries()) {

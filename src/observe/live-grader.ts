@@ -12,7 +12,16 @@
  * The checks do not care who produced an error: a dealer's own RATE_LIMITED or INTERNAL_ERROR,
  * journaled from its reply, is graded exactly as an injected one.
  */
-import { CHECKS, CHECK_NAMES, resolveThresholds, type CheckName, type JournalEntry, type RequestObserver, type Thresholds, type Verdict } from './report-checks.js';
+import {
+  CHECKS,
+  CHECK_NAMES,
+  resolveThresholds,
+  type CheckName,
+  type JournalEntry,
+  type RequestObserver,
+  type Thresholds,
+  type Verdict,
+} from './report-checks.js';
 
 /** One change in how a client fares on a check. */
 export interface VerdictEvent {
@@ -190,7 +199,15 @@ export class LiveGrader implements RequestObserver {
       const fresh = outcome.evidence.filter((id) => !known.counted.has(id));
       if (!changed && fresh.length === 0) continue;
       for (const id of fresh) known.counted.add(id);
-      this.record({ type: 'verdict', ts: new Date().toISOString(), check: name, client, verdict: outcome.verdict, explanation: outcome.explanation, evidence: outcome.evidence });
+      this.record({
+        type: 'verdict',
+        ts: new Date().toISOString(),
+        check: name,
+        client,
+        verdict: outcome.verdict,
+        explanation: outcome.explanation,
+        evidence: outcome.evidence,
+      });
     }
   }
 

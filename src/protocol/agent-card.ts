@@ -62,7 +62,8 @@ export function findAapExtension(card: unknown): DeclaredExtension | undefined {
   const list = (card as { capabilities?: { extensions?: unknown } } | null)?.capabilities?.extensions;
   if (!Array.isArray(list)) return undefined;
   const aap = list.filter(
-    (e): e is { uri: string; required?: unknown } => !!e && typeof e === 'object' && typeof (e as { uri?: unknown }).uri === 'string' && isAapExtensionUri((e as { uri: string }).uri),
+    (e): e is { uri: string; required?: unknown } =>
+      !!e && typeof e === 'object' && typeof (e as { uri?: unknown }).uri === 'string' && isAapExtensionUri((e as { uri: string }).uri),
   );
   const chosen = aap.find((e) => e.required === true) ?? aap[0];
   if (!chosen) return undefined;
@@ -93,7 +94,12 @@ export function etagMatches(ifNoneMatch: string | string[] | undefined, etag: st
  * the buyer never gets) give way to an ETag of the served bytes, and an If-None-Match naming it
  * is answered 304 without a body.
  */
-export function servedCard(headers: Record<string, string | string[] | undefined>, bytes: Buffer, status: number, ifNoneMatch: string | string[] | undefined): { status: number; bytes: Buffer } {
+export function servedCard(
+  headers: Record<string, string | string[] | undefined>,
+  bytes: Buffer,
+  status: number,
+  ifNoneMatch: string | string[] | undefined,
+): { status: number; bytes: Buffer } {
   delete headers['last-modified'];
   delete headers.etag;
   if (status !== 200) return { status, bytes };

@@ -57,7 +57,6 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-
 /** Finds the AAP skill: the first part whose `data.type` is `<skill>.request`. */
 export function findSkill(params: unknown): { skill?: string; data?: Record<string, unknown> } {
   const parts = (params as { message?: { parts?: unknown } } | undefined)?.message?.parts;

@@ -31,7 +31,12 @@ const NOT_AN_ERROR = 'the reply is not a JSON-RPC error';
  * Returns a changed copy of a JSON-RPC reply; replies that are not errors come back unchanged,
  * with the reason a fault could not act.
  */
-export function applyEnvelopeFaults(reply: unknown, faults: EnvelopeFaults, profile: Profile, random: () => number): { reply: unknown; changed: boolean; reason?: string } {
+export function applyEnvelopeFaults(
+  reply: unknown,
+  faults: EnvelopeFaults,
+  profile: Profile,
+  random: () => number,
+): { reply: unknown; changed: boolean; reason?: string } {
   const error = (reply as { error?: { data?: unknown } } | null)?.error;
   if (!error || typeof error !== 'object') return { reply, changed: false, reason: NOT_AN_ERROR };
   let data = error.data;

@@ -254,7 +254,9 @@ export function summarizeError(error: JsonRpcError): ErrorSummary {
  * `details.errors[]`, else the 2.0 BadRequest's `fieldViolations[].field`.
  */
 function listedProblems(details: Record<string, unknown> | undefined, entries: unknown[]): string[] | undefined {
-  const locations = (list: unknown[], key: string) => [...new Set(list.map((p) => (p as Record<string, unknown> | null)?.[key]).filter((l): l is string => typeof l === 'string'))];
+  const locations = (list: unknown[], key: string) => [
+    ...new Set(list.map((p) => (p as Record<string, unknown> | null)?.[key]).filter((l): l is string => typeof l === 'string')),
+  ];
   if (Array.isArray(details?.errors)) return locations(details.errors, 'instanceLocation');
   const badRequest = entries.find((e) => (e as Record<string, unknown> | null)?.['@type'] === BAD_REQUEST_TYPE) as { fieldViolations?: unknown } | undefined;
   return Array.isArray(badRequest?.fieldViolations) ? locations(badRequest.fieldViolations, 'field') : undefined;
@@ -297,7 +299,9 @@ export function buildReplayMiss(profile: Profile, id: JsonRpcId, miss: ReplayMis
         method: miss.method,
         ...(miss.skill ? { skill: miss.skill } : {}),
         hash: miss.hash,
-        nearest: near ? { exchange: near.exchange, method: near.method, ...(near.skill ? { skill: near.skill } : {}), differs_at: near.differsAt.slice(0, 20) } : null,
+        nearest: near
+          ? { exchange: near.exchange, method: near.method, ...(near.skill ? { skill: near.skill } : {}), differs_at: near.differsAt.slice(0, 20) }
+          : null,
       },
     },
   });

@@ -21,7 +21,10 @@ function readSchema(file: string): JsonSchema {
 }
 
 const commonSchema = readSchema('common.schema.json');
-const requestSchemas = Object.fromEntries(AAP_SKILLS.map((skill) => [skill, readSchema(`${AAP_SKILL_SLUGS[skill]}-request.schema.json`)])) as Record<AapSkill, JsonSchema>;
+const requestSchemas = Object.fromEntries(AAP_SKILLS.map((skill) => [skill, readSchema(`${AAP_SKILL_SLUGS[skill]}-request.schema.json`)])) as Record<
+  AapSkill,
+  JsonSchema
+>;
 
 function compileValidators(): Record<AapSkill, ValidateFunction> {
   // strictRequired is off: anyOf branches name properties declared beside them, which is the point.
@@ -135,7 +138,10 @@ export function requiredFieldPointers(skill: AapSkill, data: unknown): string[] 
   const present: string[] = [];
   const walk = (raw: JsonSchema, value: Record<string, unknown>, pointer: string): void => {
     const schema = resolveRef(raw);
-    const names = [...((schema.required as string[] | undefined) ?? []), ...((schema.anyOf as JsonSchema[] | undefined) ?? []).flatMap((alt) => (alt.required as string[] | undefined) ?? [])];
+    const names = [
+      ...((schema.required as string[] | undefined) ?? []),
+      ...((schema.anyOf as JsonSchema[] | undefined) ?? []).flatMap((alt) => (alt.required as string[] | undefined) ?? []),
+    ];
     for (const name of names) {
       if (pointer === '' && name === 'type') continue;
       (value[name] === undefined ? absent : present).push(`${pointer}/${escapePointer(name)}`);

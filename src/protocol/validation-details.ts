@@ -24,7 +24,10 @@ export interface ValidatedRequest {
  * SCHEMA_VALIDATION_FAILED; else a wrong condition vocabulary → INVALID_CONDITION; else a
  * test drive without a vehicle → MISSING_REQUIRED_FIELD. Undefined when the payload is valid.
  */
-export function requestValidation(skill: string | undefined, data: Record<string, unknown> | undefined): { code: AapCode; problems: ValidationProblem[] } | undefined {
+export function requestValidation(
+  skill: string | undefined,
+  data: Record<string, unknown> | undefined,
+): { code: AapCode; problems: ValidationProblem[] } | undefined {
   if (!data || !isAapSkill(skill)) return undefined;
   const schema = validateSkillRequest(skill, data);
   const conditions = skill === 'lead.submit' ? conditionProblems(data) : [];

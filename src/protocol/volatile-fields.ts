@@ -44,7 +44,8 @@ export function isIgnoredPointer(pointer: string, ignored: readonly string[]): b
 export function stableView(value: unknown, ignored: readonly string[] = [], pointer = '', depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return JSON.stringify(value);
-  if (Array.isArray(value)) return value.map((v, i) => stableView(v, ignored, `${pointer}/${i}`, depth + 1)).filter((_, i) => !isIgnoredPointer(`${pointer}/${i}`, ignored));
+  if (Array.isArray(value))
+    return value.map((v, i) => stableView(v, ignored, `${pointer}/${i}`, depth + 1)).filter((_, i) => !isIgnoredPointer(`${pointer}/${i}`, ignored));
   const record = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(record).sort()) {

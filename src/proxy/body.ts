@@ -137,7 +137,8 @@ export async function readBodyWithinLimits(req: IncomingMessage, res: ServerResp
     body = await readRequestBody(req, Math.min(maxInspectBytes, maxBodyBytes));
   } catch {
     // Node's clientError handler has already answered a stalled body with 408.
-    if (wasTimedOut(req.socket)) return { oversized: false, forward: null, refusal: { status: 408, note: TIMED_OUT_MESSAGE, envelope: buildRequestRefused(TIMED_OUT_MESSAGE) } };
+    if (wasTimedOut(req.socket))
+      return { oversized: false, forward: null, refusal: { status: 408, note: TIMED_OUT_MESSAGE, envelope: buildRequestRefused(TIMED_OUT_MESSAGE) } };
     return { oversized: false, forward: null, refusal: { status: 0, note: 'the buyer closed the connection before its request body arrived' } };
   }
   // A declared length is already within the limit; only a chunked body can grow past it.

@@ -114,7 +114,13 @@ export class Exchange {
       for (const name of CONDITIONAL_REQUEST_HEADERS) delete headers[name];
     }
     try {
-      const up = await forwarder.request({ path: forwarder.upstreamPath(this.request.url), method: this.request.httpMethod, headers, body: this.body.forward, signal });
+      const up = await forwarder.request({
+        path: forwarder.upstreamPath(this.request.url),
+        method: this.request.httpMethod,
+        headers,
+        body: this.body.forward,
+        signal,
+      });
       this.outcome.upstreamStatus = up.statusCode;
       this.outcome.upstreamMs = performance.now() - upstreamStart;
       return up;

@@ -9,12 +9,28 @@ import { Readable } from 'node:stream';
 import { Pool } from 'undici';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) never cross the proxy; undici also refuses most of them. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect', 'host', 'http2-settings']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'host',
+  'http2-settings',
+]);
 
 function connectionListed(value: string | string[] | undefined): Set<string> | undefined {
   // The usual values name only hop-by-hop headers that are dropped anyway.
   if (!value || value === 'keep-alive' || value === 'close') return undefined;
-  const names = (Array.isArray(value) ? value.join(',') : value).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const names = (Array.isArray(value) ? value.join(',') : value)
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   return names.length ? new Set(names) : undefined;
 }
 
@@ -66,7 +82,14 @@ export interface DealerTls {
 }
 
 /** TLS verification failures a user fixes with --ca or --insecure. */
-const CERT_ERRORS = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+const CERT_ERRORS = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 type UpstreamTimeoutCode = 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT' | 'STREAM_IDLE_TIMEOUT';
 
@@ -183,7 +206,9 @@ export class Forwarder {
       headersTimeout: 0,
       bodyTimeout: 0,
       connectTimeout: opts.timeoutMs > 0 ? Math.min(opts.timeoutMs, 10_000) : 10_000,
-      ...(opts.tls && (opts.tls.ca || opts.tls.insecure) ? { connect: { ...(opts.tls.ca ? { ca: opts.tls.ca } : {}), rejectUnauthorized: !opts.tls.insecure } } : {}),
+      ...(opts.tls && (opts.tls.ca || opts.tls.insecure)
+        ? { connect: { ...(opts.tls.ca ? { ca: opts.tls.ca } : {}), rejectUnauthorized: !opts.tls.insecure } }
+        : {}),
     });
   }
 
@@ -321,7 +346,10 @@ export function describeUpstreamError(err: unknown, origin: string): { cause: st
     case 'UND_ERR_SOCKET':
       return { code, cause: `connection to ${origin} was reset before a reply arrived (ECONNRESET)` };
     case 'STREAM_IDLE_TIMEOUT':
-      return { code: 'TIMEOUT', cause: `${origin} sent no event on its stream within --stream-idle-timeout (${(err as UpstreamTimeoutError).ms} ms); aap-chaos ended the stream` };
+      return {
+        code: 'TIMEOUT',
+        cause: `${origin} sent no event on its stream within --stream-idle-timeout (${(err as UpstreamTimeoutError).ms} ms); aap-chaos ended the stream`,
+      };
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
     case 'UND_ERR_CONNECT_TIMEOUT':

@@ -20,7 +20,12 @@ export class HostCheck {
     private readonly listenHost: string,
     allowed: readonly string[] = [],
   ) {
-    for (const name of allowed.map((a) => a.trim().toLowerCase().replace(/^\[|\]$/g, ''))) {
+    for (const name of allowed.map((a) =>
+      a
+        .trim()
+        .toLowerCase()
+        .replace(/^\[|\]$/g, ''),
+    )) {
       if (name.startsWith('*.')) this.suffixes.push(name.slice(1));
       else this.exact.add(name);
     }

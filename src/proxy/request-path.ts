@@ -180,7 +180,11 @@ async function forward(x: Exchange): Promise<void> {
         if (plan.card) json = faultCard(json, plan.card, proxy.cardHistory, outcome.notes);
         // After a card fault too: a changed card must not send buyers around the proxy.
         if (proxy.settings.rewriteCard && json && typeof json === 'object' && !Array.isArray(json)) {
-          json = rewriteAgentCard(json as Record<string, unknown>, `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${proxy.settings.basePrefix}`, proxy.forwarder.basePath);
+          json = rewriteAgentCard(
+            json as Record<string, unknown>,
+            `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${proxy.settings.basePrefix}`,
+            proxy.forwarder.basePath,
+          );
           cacheAsHostDependent(headers);
         }
       }
@@ -256,7 +260,9 @@ async function answerWithReply(x: Exchange, action: Extract<TerminalAction, { ty
   if (action.bodyKind) outcome.body = action.bodyKind;
   else if (!action.envelope && request.kind === 'jsonrpc') {
     // An `http:` reply: what the buyer can make of its body (an HTML 502 is no answer at all).
-    const read = String(action.headers?.['content-type'] ?? '').includes('json') ? readRpcReplyBytes(action.body) : { kind: 'not_jsonrpc' as const, error: undefined };
+    const read = String(action.headers?.['content-type'] ?? '').includes('json')
+      ? readRpcReplyBytes(action.body)
+      : { kind: 'not_jsonrpc' as const, error: undefined };
     if (read.error) outcome.error = read.error;
     else outcome.body = read.kind;
   }
@@ -264,7 +270,8 @@ async function answerWithReply(x: Exchange, action: Extract<TerminalAction, { ty
     outcome.error = action.envelope.error;
     let envelope: unknown = action.envelope;
     // Too large to classify: the id is looked for in the body's first bytes only (null if not there).
-    if (request.kind === 'oversized') envelope = { ...action.envelope, id: rpcIdFromText(topLevelIdText(await readPrefix(x.body.forward, ID_SCAN_BYTES, x.buyer.signal))) };
+    if (request.kind === 'oversized')
+      envelope = { ...action.envelope, id: rpcIdFromText(topLevelIdText(await readPrefix(x.body.forward, ID_SCAN_BYTES, x.buyer.signal))) };
     const steps = injectedSteps(x.plan.json);
     if (steps.length > 0) envelope = runJsonSteps(envelope, steps, x.stepContext(), outcome.notes);
     if (envelope !== action.envelope) bodyBytes = Buffer.from(stringifyJsonRpc(envelope));

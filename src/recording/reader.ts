@@ -46,13 +46,15 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 function headersProblem(headers: unknown): string | undefined {
   if (!isRecord(headers)) return 'reply.headers is not an object';
-  for (const [k, v] of Object.entries(headers)) if (typeof v !== 'string' && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) return `reply.headers.${k} is not a string or a list of strings`;
+  for (const [k, v] of Object.entries(headers))
+    if (typeof v !== 'string' && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) return `reply.headers.${k} is not a string or a list of strings`;
   return undefined;
 }
 
 function eventProblem(event: unknown, i: number): string | undefined {
   const e = event as RecordedEvent;
-  if (!isRecord(e) || typeof e.offset_ms !== 'number' || !Number.isFinite(e.offset_ms) || e.offset_ms < 0) return `reply.events[${i}].offset_ms is not a number of milliseconds ≥ 0`;
+  if (!isRecord(e) || typeof e.offset_ms !== 'number' || !Number.isFinite(e.offset_ms) || e.offset_ms < 0)
+    return `reply.events[${i}].offset_ms is not a number of milliseconds ≥ 0`;
   if (e.data === undefined && typeof e.text !== 'string') return `reply.events[${i}] has neither data nor text`;
   return undefined;
 }
@@ -70,7 +72,8 @@ function lineProblem(value: unknown): string | undefined {
       if (!isRecord(request)) return 'request is not an object';
       if (typeof request.method !== 'string' || request.method === '') return 'request.method is not a JSON-RPC method name';
       if (typeof request.path !== 'string' || !request.path.startsWith('/')) return 'request.path is not a path';
-      if (request.skill !== undefined && (typeof request.skill !== 'string' || !isRecord(request.part) || !isRecord(request.part.data))) return 'request.skill needs request.part with its data';
+      if (request.skill !== undefined && (typeof request.skill !== 'string' || !isRecord(request.part) || !isRecord(request.part.data)))
+        return 'request.skill needs request.part with its data';
       if (!isRecord(reply)) return 'reply is not an object';
       if (!Number.isInteger(reply.status) || (reply.status as number) < 100 || (reply.status as number) > 599) return 'reply.status is not an HTTP status';
       const headers = headersProblem(reply.headers);
@@ -95,7 +98,8 @@ export async function readRecording(file: string, limits: RecordingLimits = DEFA
   let text: string;
   try {
     const size = (await stat(file)).size;
-    if (size > limits.maxFileBytes) throw new RecordingReadError(file, [`${file}: ${size} bytes is larger than the ${limits.maxFileBytes} bytes a recording may have`]);
+    if (size > limits.maxFileBytes)
+      throw new RecordingReadError(file, [`${file}: ${size} bytes is larger than the ${limits.maxFileBytes} bytes a recording may have`]);
     text = await readFile(file, 'utf8');
   } catch (err) {
     if (err instanceof RecordingReadError) throw err;

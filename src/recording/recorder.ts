@@ -154,7 +154,12 @@ export class Recorder {
     if (bytes.length === 0) {
       // no body
     } else if (encoded) reply.base64 = bytes.toString('base64');
-    else if (tap.sse) reply.events = splitSseEvents(tap.chunks, tap.arrivedMs).map((e) => ({ ...e, offset_ms: round(e.offset_ms), ...(e.data !== undefined ? { data: scrubReply(e.data, scrubbed.replaced) } : { text: scrubText(e.text!, scrubbed.replaced) }) }));
+    else if (tap.sse)
+      reply.events = splitSseEvents(tap.chunks, tap.arrivedMs).map((e) => ({
+        ...e,
+        offset_ms: round(e.offset_ms),
+        ...(e.data !== undefined ? { data: scrubReply(e.data, scrubbed.replaced) } : { text: scrubText(e.text!, scrubbed.replaced) }),
+      }));
     else {
       const text = bytes.toString('utf8');
       try {
@@ -195,7 +200,9 @@ export class Recorder {
 /** The skill's DataPart as sent, apart from its data (which is scrubbed separately). */
 function skillPartOf(request: ClassifiedRequest): Record<string, unknown> {
   const parts = (request.body?.params as { message?: { parts?: unknown } } | undefined)?.message?.parts;
-  const part = Array.isArray(parts) ? (parts.find((p) => (p as { data?: unknown } | null)?.data === request.skillData) as Record<string, unknown> | undefined) : undefined;
+  const part = Array.isArray(parts)
+    ? (parts.find((p) => (p as { data?: unknown } | null)?.data === request.skillData) as Record<string, unknown> | undefined)
+    : undefined;
   const out: Record<string, unknown> = {};
   if (part && typeof part.mediaType === 'string') out.mediaType = part.mediaType;
   if (part && part.metadata !== undefined) out.metadata = withoutSecrets(part.metadata);

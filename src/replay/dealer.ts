@@ -61,7 +61,8 @@ export class ReplayStartError extends Error {
 
 export async function startReplayDealer(opts: ReplayDealerOptions): Promise<RunningReplayDealer> {
   const onMiss = opts.onMiss ?? 'error';
-  if (onMiss === 'pass' && !opts.passTarget) throw new ReplayStartError('--on-miss pass: needs --target URL, the dealer that unrecorded requests are forwarded to');
+  if (onMiss === 'pass' && !opts.passTarget)
+    throw new ReplayStartError('--on-miss pass: needs --target URL, the dealer that unrecorded requests are forwarded to');
   const speed = opts.speed ?? 1;
   const ignore = opts.ignore ?? [];
   const log = opts.log ?? (() => {});
@@ -100,7 +101,12 @@ export async function startReplayDealer(opts: ReplayDealerOptions): Promise<Runn
       return serveRecorded(res, nearest.exchange.reply, idsToEcho(request.id, request.body?.params), { startedAt, speed });
     }
     log(`replay: no recorded reply for ${what}; answered with an error`);
-    const near = nearest && { exchange: nearest.exchange.number, method: nearest.exchange.request.method, skill: nearest.exchange.request.skill, differsAt: nearest.differsAt };
+    const near = nearest && {
+      exchange: nearest.exchange.number,
+      method: nearest.exchange.request.method,
+      skill: nearest.exchange.request.skill,
+      differsAt: nearest.differsAt,
+    };
     sendJson(res, 200, buildReplayMiss(profile(), request.id, { method: key.method, skill: key.skill, hash: key.hash, nearest: near }));
   };
 
@@ -113,10 +119,12 @@ export async function startReplayDealer(opts: ReplayDealerOptions): Promise<Runn
       const host = req.headers.host ?? `127.0.0.1:${req.socket.localPort ?? 80}`;
       return sendCard(req, res, rewriteAgentCard(recording.card, `http://${host}`));
     }
-    if (req.method !== 'POST') return sendJson(res, 405, { error: `A replayed dealer answers POST (JSON-RPC) and GET ${AGENT_CARD_PATH}.` }, { allow: 'GET, POST' });
+    if (req.method !== 'POST')
+      return sendJson(res, 405, { error: `A replayed dealer answers POST (JSON-RPC) and GET ${AGENT_CARD_PATH}.` }, { allow: 'GET, POST' });
     const read = await readBody(req);
     if (!read.ok) {
-      if (read.reason === 'too-large') sendJson(res, 200, buildA2aError('INVALID_REQUEST', null, { message: 'Invalid request: the body exceeds 1 MiB.' }), { connection: 'close' });
+      if (read.reason === 'too-large')
+        sendJson(res, 200, buildA2aError('INVALID_REQUEST', null, { message: 'Invalid request: the body exceeds 1 MiB.' }), { connection: 'close' });
       return;
     }
     const request = classifyRequest({ method: 'POST', url: req.url ?? '/', headers: req.headers, clientIp: req.socket.remoteAddress ?? '', body: read.body });
@@ -146,7 +154,14 @@ export async function startReplayDealer(opts: ReplayDealerOptions): Promise<Runn
 }
 
 /** onMiss pass: the live dealer answers, its bytes stream to the buyer and into the recording. */
-function passOn(live: { forwarder: Forwarder; recorder: Recorder }, request: ClassifiedRequest, body: Buffer, res: ServerResponse, startedAt: number, profile: Profile): Promise<void> {
+function passOn(
+  live: { forwarder: Forwarder; recorder: Recorder },
+  request: ClassifiedRequest,
+  body: Buffer,
+  res: ServerResponse,
+  startedAt: number,
+  profile: Profile,
+): Promise<void> {
   const { forwarder, recorder } = live;
   const headers = endToEndHeaders(request.headers);
   delete headers['content-length'];
@@ -185,7 +200,12 @@ function passOn(live: { forwarder: Forwarder; recorder: Recorder }, request: Cla
 /** onMiss pass with no card recorded: the live dealer's card, recorded as it is read. */
 async function fetchCard(live: { forwarder: Forwarder; recorder: Recorder }): Promise<Record<string, unknown> | undefined> {
   try {
-    const res = await live.forwarder.request({ path: live.forwarder.upstreamPath(AGENT_CARD_PATH), method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5_000) });
+    const res = await live.forwarder.request({
+      path: live.forwarder.upstreamPath(AGENT_CARD_PATH),
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(5_000),
+    });
     const text = await readAllText(res.body);
     const card = res.statusCode === 200 ? (JSON.parse(text) as unknown) : undefined;
     if (!card || typeof card !== 'object' || Array.isArray(card)) return undefined;

@@ -20,7 +20,9 @@ function explain(x: ExchangeDrift): string[] {
 
 export function formatDrift(result: DriftResult): string {
   const drifted = result.exchanges.filter((x) => x.verdict !== 'same');
-  const lines = [`${result.file} against ${result.target}: ${result.exchanges.length} compared, ${drifted.length === 0 ? 'no drift' : `${drifted.length} drifted`}`];
+  const lines = [
+    `${result.file} against ${result.target}: ${result.exchanges.length} compared, ${drifted.length === 0 ? 'no drift' : `${drifted.length} drifted`}`,
+  ];
   for (const x of result.exchanges) {
     if (x.verdict === 'same') {
       lines.push(`  ${title(x)}: same`);

@@ -47,9 +47,18 @@ const MAX_LIVE_BYTES = 16 * 1024 * 1024;
 /** Where two cards are pointed, so that their interface URLs compare equal. */
 const NEUTRAL_ORIGIN = 'http://dealer.invalid';
 
-async function readLive(target: string, path: string, init: { method: string; headers: Record<string, string>; body?: string }, timeoutMs: number): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; chunks: Buffer[] }> {
+async function readLive(
+  target: string,
+  path: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+  timeoutMs: number,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; chunks: Buffer[] }> {
   const url = new URL(target);
-  const res = await httpRequest(new URL(url.pathname.replace(/\/+$/, '') + path, url.origin), { ...init, headersTimeout: timeoutMs, bodyTimeout: timeoutMs } as Parameters<typeof httpRequest>[1]);
+  const res = await httpRequest(new URL(url.pathname.replace(/\/+$/, '') + path, url.origin), {
+    ...init,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  } as Parameters<typeof httpRequest>[1]);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res.body as AsyncIterable<Buffer>) {
@@ -71,7 +80,13 @@ function comparable(reply: Pick<RecordedReply, 'body' | 'text' | 'events' | 'bas
 
 function liveComparable(headers: Record<string, string | string[] | undefined>, chunks: Buffer[]): { body?: unknown; events?: unknown[] } {
   const contentType = String(headers['content-type'] ?? '');
-  if (contentType.startsWith('text/event-stream')) return comparable({ events: splitSseEvents(chunks, chunks.map(() => 0)) });
+  if (contentType.startsWith('text/event-stream'))
+    return comparable({
+      events: splitSseEvents(
+        chunks,
+        chunks.map(() => 0),
+      ),
+    });
   const text = Buffer.concat(chunks).toString('utf8');
   try {
     return { body: JSON.parse(text) as unknown };
@@ -91,14 +106,23 @@ function compare(recorded: RecordedReply, status: number, live: { body?: unknown
       else if (i >= live.events.length) differences.push({ pointer: `/events/${i}`, recorded: was.events[i] });
       else differences.push(...jsonDifferences(was.events[i], live.events[i], ignore, `/events/${i}`));
     }
-  } else if (was.events || live.events) differences.push({ pointer: '/body', recorded: was.events ? 'an SSE stream' : 'a whole body', live: live.events ? 'an SSE stream' : 'a whole body' });
+  } else if (was.events || live.events)
+    differences.push({ pointer: '/body', recorded: was.events ? 'an SSE stream' : 'a whole body', live: live.events ? 'an SSE stream' : 'a whole body' });
   else differences.push(...jsonDifferences(was.body, live.body, ignore, '/body'));
   return differences;
 }
 
-async function driftOfExchange(e: RecordedExchange, opts: Required<Pick<DriftOptions, 'target' | 'file' | 'timeoutMs'>> & { ignore: string[]; extensionUri?: string }): Promise<ExchangeDrift> {
+async function driftOfExchange(
+  e: RecordedExchange,
+  opts: Required<Pick<DriftOptions, 'target' | 'file' | 'timeoutMs'>> & { ignore: string[]; extensionUri?: string },
+): Promise<ExchangeDrift> {
   const { request } = e;
-  const base: Omit<ExchangeDrift, 'verdict' | 'differences'> = { exchange: e.number, at: `${opts.file}:${e.line}`, method: request.method, ...(request.skill ? { skill: request.skill } : {}) };
+  const base: Omit<ExchangeDrift, 'verdict' | 'differences'> = {
+    exchange: e.number,
+    at: `${opts.file}:${e.line}`,
+    method: request.method,
+    ...(request.skill ? { skill: request.skill } : {}),
+  };
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: repliesWithStream(request.method) ? 'text/event-stream' : 'application/json',
@@ -131,7 +155,13 @@ async function driftOfCard(card: Record<string, unknown>, opts: { file: string; 
 /** Throws RecordingReadError for a recording that cannot be read. */
 export async function diffRecording(opts: DriftOptions): Promise<DriftResult> {
   const recording = await readRecording(opts.file);
-  const ctx = { file: opts.file, target: opts.target, timeoutMs: opts.timeoutMs ?? 30_000, ignore: opts.ignore ?? [], extensionUri: findAapExtension(recording.card)?.uri };
+  const ctx = {
+    file: opts.file,
+    target: opts.target,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    ignore: opts.ignore ?? [],
+    extensionUri: findAapExtension(recording.card)?.uri,
+  };
   const exchanges: ExchangeDrift[] = [];
   if (recording.card) exchanges.push(await driftOfCard(recording.card, ctx));
   // One at a time, in recorded order: a dealer's later answers may depend on earlier requests.

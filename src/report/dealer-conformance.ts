@@ -41,20 +41,42 @@ export function dealerConformanceSection(entries: readonly JournalEntry[]): Deal
       if (v.severity === 'MUST') must++;
       else should++;
       let row = byRule.get(v.rule);
-      if (!row) byRule.set(v.rule, (row = { rule: v.rule, severity: v.severity, title: RULES_BY_ID.get(v.rule)?.title ?? v.rule, count: 0, evidence: [], example: { pointer: v.pointer, expected: v.expected, seen: v.seen } }));
+      if (!row)
+        byRule.set(
+          v.rule,
+          (row = {
+            rule: v.rule,
+            severity: v.severity,
+            title: RULES_BY_ID.get(v.rule)?.title ?? v.rule,
+            count: 0,
+            evidence: [],
+            example: { pointer: v.pointer, expected: v.expected, seen: v.seen },
+          }),
+        );
       row.count++;
       if (row.evidence.length < EVIDENCE_KEPT && !row.evidence.includes(entry.id)) row.evidence.push(entry.id);
     }
   }
   const rules = [...byRule.values()].sort((a, b) => (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
-  return { checked: checked.length, with_violations: checked.filter((e) => e.conformance!.length > 0).length, must_violations: must, should_violations: should, rules };
+  return {
+    checked: checked.length,
+    with_violations: checked.filter((e) => e.conformance!.length > 0).length,
+    must_violations: must,
+    should_violations: should,
+    rules,
+  };
 }
 
 /** The section as report lines. */
 export function formatDealerConformance(section: DealerConformanceSection): string[] {
-  const lines = ['', `Dealer conformance (--check-dealer): ${section.checked} dealer replies checked, ${section.with_violations} broke a rule (${section.must_violations} MUST, ${section.should_violations} SHOULD violations)`];
+  const lines = [
+    '',
+    `Dealer conformance (--check-dealer): ${section.checked} dealer replies checked, ${section.with_violations} broke a rule (${section.must_violations} MUST, ${section.should_violations} SHOULD violations)`,
+  ];
   for (const r of section.rules) {
-    lines.push(`  ${r.rule}  ${r.severity.padEnd(6)}  ${String(r.count).padStart(4)}x  ${r.title}: ${r.example.pointer || '/'} expected ${r.example.expected}, seen ${r.example.seen} (first: ${r.evidence[0]})`);
+    lines.push(
+      `  ${r.rule}  ${r.severity.padEnd(6)}  ${String(r.count).padStart(4)}x  ${r.title}: ${r.example.pointer || '/'} expected ${r.example.expected}, seen ${r.example.seen} (first: ${r.evidence[0]})`,
+    );
   }
   if (section.rules.length === 0) lines.push('  every checked reply kept every rule it met');
   return lines;

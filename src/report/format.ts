@@ -43,6 +43,8 @@ export function formatReport(report: Report): string {
   lines.push('', `Clients keyed by ${describeClientKey(report.client_key)}.`);
   const { pass, fail, not_exercised, not_applicable } = report.summary;
   const notApplicable = not_applicable > 0 ? `, ${not_applicable} not applicable` : '';
-  lines.push(`${report.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed, ${not_exercised} not exercised${notApplicable} (${plural(report.clients.length, 'client')})`);
+  lines.push(
+    `${report.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed, ${not_exercised} not exercised${notApplicable} (${plural(report.clients.length, 'client')})`,
+  );
   return [...lines, ...dealer].join('\n');
 }

@@ -66,7 +66,8 @@ function testcase(c: JUnitCase): string {
     : [];
   const inner: string[] = [...props];
   const { outcome } = c;
-  if (outcome.kind === 'failure') inner.push(`      <failure${attributes({ type: outcome.type, message: outcome.message })}>${xmlEscape(outcome.body)}</failure>`);
+  if (outcome.kind === 'failure')
+    inner.push(`      <failure${attributes({ type: outcome.type, message: outcome.message })}>${xmlEscape(outcome.body)}</failure>`);
   else if (outcome.kind === 'skipped') inner.push(`      <skipped${attributes({ message: outcome.message })}/>`);
   else {
     if (outcome.out !== undefined) inner.push(`      <system-out>${xmlEscape(outcome.out)}</system-out>`);

@@ -73,7 +73,14 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
   // Several dealers: the one-dealer checks grade each dealer apart, then the checks across dealers run.
   const severalDealers = entries.some((e) => e.dealer !== undefined);
   for (const client of clients) {
-    const journal: ClientJournal = { client, requests: byClient.get(client)!, profile: opts.profile, extensionUri: opts.extensionUri, thresholds, buyerRunMs: opts.buyerRunMs };
+    const journal: ClientJournal = {
+      client,
+      requests: byClient.get(client)!,
+      profile: opts.profile,
+      extensionUri: opts.extensionUri,
+      thresholds,
+      buyerRunMs: opts.buyerRunMs,
+    };
     for (const name of CHECK_NAMES) {
       const check = CHECKS[name];
       if (check.acrossDealers && !severalDealers) continue;
@@ -98,7 +105,8 @@ export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): 
 function applicable(check: Check, journal: ClientJournal, perDealer: boolean): CheckOutcome {
   const outcome = perDealer ? gradePerDealer(check, journal) : check.grade(journal);
   const { skills } = check;
-  if (outcome.verdict !== 'NOT EXERCISED' || skills === undefined || journal.requests.some((e) => e.skill !== undefined && skills.includes(e.skill))) return outcome;
+  if (outcome.verdict !== 'NOT EXERCISED' || skills === undefined || journal.requests.some((e) => e.skill !== undefined && skills.includes(e.skill)))
+    return outcome;
   return { verdict: 'NOT APPLICABLE', evidence: [], explanation: `this client never called ${skills.join(' or ')}` };
 }
 

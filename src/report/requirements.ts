@@ -15,7 +15,9 @@ export interface RequirementRow extends Requirement {
 
 /** Every requirement, in the report's order; only those of `profile` when given. */
 export function listRequirements(profile?: Profile): RequirementRow[] {
-  return CHECK_NAMES.map((check) => ({ ...CHECKS[check].requirement, check, rule: CHECKS[check].rule })).filter((r) => profile === undefined || r.profiles.includes(profile));
+  return CHECK_NAMES.map((check) => ({ ...CHECKS[check].requirement, check, rule: CHECKS[check].rule })).filter(
+    (r) => profile === undefined || r.profiles.includes(profile),
+  );
 }
 
 /** The table a person reads: id, check, level, profiles, then the seed section and its words. */

@@ -26,7 +26,8 @@ export function guardrailProblems(document: Json, report: (path: string, message
     const other = limit === 'min' ? 'max' : 'min';
     if (g[limit] === undefined) report(at('metric'), `${g.metric} needs "${limit}" (breached when the metric goes ${limit === 'min' ? 'below' : 'above'} it)`);
     if (g[other] !== undefined) report(at(other), `${g.metric} is judged by "${limit}", not "${other}"`, 'key');
-    if (g.metric === 'p99_latency_ms' && g.skill === undefined) report(at('metric'), 'p99_latency_ms needs "skill" (the AAP skill whose latency is measured, e.g. inventory.search)');
+    if (g.metric === 'p99_latency_ms' && g.skill === undefined)
+      report(at('metric'), 'p99_latency_ms needs "skill" (the AAP skill whose latency is measured, e.g. inventory.search)');
     if (g.metric !== 'p99_latency_ms' && g.skill !== undefined) report(at('skill'), `"skill" only applies to p99_latency_ms`, 'key');
   });
 }

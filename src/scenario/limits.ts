@@ -90,12 +90,22 @@ export function mayNestTooDeep(text: string): boolean {
       lineStart = true;
       block = 0;
     } else if (lineStart) {
-      if (isBlank(c)) block += 0.5; // two spaces per level is the usual step
+      if (isBlank(c))
+        block += 0.5; // two spaces per level is the usual step
       else if ((c === 45 || c === 63 || c === 58) && (isBlank(next) || isBreak(next))) block += 1;
       else lineStart = false;
     }
     // The usual case, one reading outside quotes meeting no quote or `#`: only its depth changes.
-    if (single === NONE && double === NONE && comment === NONE && singleEscape === NONE && doubleEscape === NONE && c !== SINGLE_QUOTE && c !== DOUBLE_QUOTE && c !== HASH) {
+    if (
+      single === NONE &&
+      double === NONE &&
+      comment === NONE &&
+      singleEscape === NONE &&
+      doubleEscape === NONE &&
+      c !== SINGLE_QUOTE &&
+      c !== DOUBLE_QUOTE &&
+      c !== HASH
+    ) {
       if (c === 91 || c === 123) plain += 1;
       else if ((c === 93 || c === 125) && plain > 0) plain -= 1;
       if (plain + block > MAX_NESTING_DEPTH) return true;

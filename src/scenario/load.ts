@@ -6,7 +6,15 @@
  */
 import path from 'node:path';
 import { visit, type Document } from 'yaml';
-import { mayNestTooDeep, MAX_ALIAS_EXPANSIONS, objectNestingExceeded, scenarioLimits, TOO_DEEP_MESSAGE, tooLargeMessage, tooManyRulesMessage } from './limits.js';
+import {
+  mayNestTooDeep,
+  MAX_ALIAS_EXPANSIONS,
+  objectNestingExceeded,
+  scenarioLimits,
+  TOO_DEEP_MESSAGE,
+  tooLargeMessage,
+  tooManyRulesMessage,
+} from './limits.js';
 import { DocumentPositions } from './positions.js';
 import { readScenarioFileText } from './file-text.js';
 import { parseYamlDocument } from './yaml-document.js';
@@ -62,7 +70,8 @@ export function loadScenarioText(text: string, sourceName: string): LoadResult {
 /** The full YAML parse, which keeps the position of every node so that each problem names its line. */
 function loadWithPositions(text: string, sourceName: string): LoadResult {
   const parsed = parseYamlDocument(text);
-  if ('tooDeepAt' in parsed) return { ok: false, problems: [{ file: sourceName, ...parsed.lines.linePos(parsed.tooDeepAt), path: '', message: TOO_DEEP_MESSAGE }] };
+  if ('tooDeepAt' in parsed)
+    return { ok: false, problems: [{ file: sourceName, ...parsed.lines.linePos(parsed.tooDeepAt), path: '', message: TOO_DEEP_MESSAGE }] };
   const { doc, lines } = parsed;
   const positions = new DocumentPositions(doc, lines);
 
@@ -76,10 +85,21 @@ function loadWithPositions(text: string, sourceName: string): LoadResult {
     document = doc.toJS({ maxAliasCount: MAX_ALIAS_EXPANSIONS });
   } catch {
     // The parser refuses an alias bomb (aliases expanding to aliases) without saying where.
-    return { ok: false, problems: [{ file: sourceName, ...positions.at(firstAliasOffset(doc)), path: '', message: `YAML aliases expand more than ${MAX_ALIAS_EXPANSIONS} times (an alias bomb?); write the values out instead` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          file: sourceName,
+          ...positions.at(firstAliasOffset(doc)),
+          path: '',
+          message: `YAML aliases expand more than ${MAX_ALIAS_EXPANSIONS} times (an alias bomb?); write the values out instead`,
+        },
+      ],
+    };
   }
   // Aliases can nest a collection inside another past the limit the text itself keeps to.
-  if (objectNestingExceeded(document)) return { ok: false, problems: [{ file: sourceName, ...positions.at(firstAliasOffset(doc)), path: '', message: TOO_DEEP_MESSAGE }] };
+  if (objectNestingExceeded(document))
+    return { ok: false, problems: [{ file: sourceName, ...positions.at(firstAliasOffset(doc)), path: '', message: TOO_DEEP_MESSAGE }] };
   return checkScenarioDocument(document, sourceName, positions);
 }
 
@@ -90,11 +110,19 @@ function loadWithPositions(text: string, sourceName: string): LoadResult {
  */
 function checkScenarioDocument(document: unknown, sourceName: string, positions?: DocumentPositions): LoadResult {
   if (document === null || document === undefined)
-    return { ok: false, problems: positions ? [{ file: sourceName, line: 1, col: 1, path: '', message: 'the file is empty; a scenario is an object (at least `rules: []`)' }] : [] };
+    return {
+      ok: false,
+      problems: positions
+        ? [{ file: sourceName, line: 1, col: 1, path: '', message: 'the file is empty; a scenario is an object (at least `rules: []`)' }]
+        : [],
+    };
 
   const rules = (document as { rules?: unknown }).rules;
   if (Array.isArray(rules) && rules.length > scenarioLimits().maxRules)
-    return { ok: false, problems: positions ? [{ file: sourceName, ...positions.locate('/rules', 'key'), path: '/rules', message: tooManyRulesMessage(rules.length) }] : [] };
+    return {
+      ok: false,
+      problems: positions ? [{ file: sourceName, ...positions.locate('/rules', 'key'), path: '/rules', message: tooManyRulesMessage(rules.length) }] : [],
+    };
 
   const located = scenarioDocumentProblems(document);
   if (located.length > 0) {
@@ -162,9 +190,7 @@ export async function validateFiles(paths: readonly string[], builtinDir: string
   }
   const files = `${paths.length} ${paths.length === 1 ? 'file' : 'files'}`;
   lines.push(
-    invalid === 0
-      ? `${files} checked: all valid`
-      : `${files} checked: ${invalid} invalid, ${problemCount} ${problemCount === 1 ? 'problem' : 'problems'}`,
+    invalid === 0 ? `${files} checked: all valid` : `${files} checked: ${invalid} invalid, ${problemCount} ${problemCount === 1 ? 'problem' : 'problems'}`,
   );
   return { ok: invalid === 0 && paths.length > 0, output: lines.join('\n') + '\n' };
 }

@@ -25,8 +25,7 @@ function describeErrors(errors: readonly SchemaError[], base: string): LocatedMe
   // An anyOf (error, network, header matcher) is explained once, by the branch that fits the
   // value's type, instead of by every branch that failed.
   const unions = rebased.filter((e) => e.keyword === 'anyOf');
-  const insideUnion = (e: SchemaError) =>
-    unions.some((u) => e.instancePath === u.instancePath || e.instancePath.startsWith(u.instancePath + '/'));
+  const insideUnion = (e: SchemaError) => unions.some((u) => e.instancePath === u.instancePath || e.instancePath.startsWith(u.instancePath + '/'));
   for (const union of unions) out.push(...describeUnion(union));
   // "exactly one of …" says nothing new next to a missing or unknown key of the same object.
   const keyProblemAt = new Set(rebased.filter((e) => e.keyword === 'required' || e.keyword === 'additionalProperties').map((e) => e.instancePath));
@@ -41,9 +40,7 @@ function describeErrors(errors: readonly SchemaError[], base: string): LocatedMe
 }
 
 function describeUnion(error: SchemaError): LocatedMessage[] {
-  const branches = (error.schema as Array<Record<string, unknown>>).map((b) =>
-    typeof b.$ref === 'string' ? { ...resolveSchemaRef(b.$ref), ref: b.$ref } : b,
-  );
+  const branches = (error.schema as Array<Record<string, unknown>>).map((b) => (typeof b.$ref === 'string' ? { ...resolveSchemaRef(b.$ref), ref: b.$ref } : b));
   const fitting = branches.find((b) => branchAcceptsType(b, error.data));
   if (fitting) {
     const name = typeof fitting.ref === 'string' ? fitting.ref.slice('#/$defs/'.length) : undefined;
@@ -126,7 +123,9 @@ function describeError(error: SchemaError): LocatedMessage | undefined {
       return { path: joinPointer(path, name), anchor: 'key', message: `"${name}" is not a valid header name` };
     }
     case 'type': {
-      const wanted = String(params.type).split(',').map((t) => TYPE_NAMES[t] ?? t);
+      const wanted = String(params.type)
+        .split(',')
+        .map((t) => TYPE_NAMES[t] ?? t);
       const quoteHint = wanted.includes('a string') && typeof error.data === 'number' ? ' (put it in quotes)' : '';
       return at(`must be ${wanted.join(' or ')}${quoteHint}`);
     }
@@ -142,7 +141,7 @@ function describeError(error: SchemaError): LocatedMessage | undefined {
       return at(PATTERN_MESSAGES[String(params.pattern)] ?? error.message ?? 'has the wrong form');
     case 'minLength':
     case 'minItems':
-      return at(params.limit === 1 ? 'must not be empty' : error.message ?? 'is too short');
+      return at(params.limit === 1 ? 'must not be empty' : (error.message ?? 'is too short'));
     case 'minProperties':
     case 'maxProperties':
       return at(propertyCountMessage(error));

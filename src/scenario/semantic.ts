@@ -35,8 +35,7 @@ export function semanticProblems(document: unknown): LocatedMessage[] {
     }
 
     const terminals = terminalEffectsOf(rule);
-    for (const extra of terminals.slice(1))
-      report(at(extra), `a rule has at most one terminal effect; this rule already has "${terminals[0]}"`, 'key');
+    for (const extra of terminals.slice(1)) report(at(extra), `a rule has at most one terminal effect; this rule already has "${terminals[0]}"`, 'key');
 
     checkErrorSiblings(rule, (key, message) => report(at(key), message, 'key'));
 
@@ -61,7 +60,10 @@ export function semanticProblems(document: unknown): LocatedMessage[] {
       try {
         compileScenarioRegex(source);
       } catch (e) {
-        report(at('match', ...path), `invalid regular expression: ${(e as Error).message.replace(/^error parsing regexp: /, '')} (patterns use RE2 syntax: no lookaround, no backreferences)`);
+        report(
+          at('match', ...path),
+          `invalid regular expression: ${(e as Error).message.replace(/^error parsing regexp: /, '')} (patterns use RE2 syntax: no lookaround, no backreferences)`,
+        );
       }
     }
   });

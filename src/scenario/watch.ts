@@ -54,7 +54,10 @@ export function watchScenarioFile(
     if (name !== null && name !== base) return;
     clearTimeout(timer);
     // reload() answers every failure through onInvalid; the catch keeps a bug there from ending the process.
-    timer = setTimeout(() => void reload().catch((e: unknown) => onInvalid([{ file, line: 0, col: 0, path: '', message: `not loaded: ${(e as Error)?.message ?? String(e)}` }])), debounceMs);
+    timer = setTimeout(
+      () => void reload().catch((e: unknown) => onInvalid([{ file, line: 0, col: 0, path: '', message: `not loaded: ${(e as Error)?.message ?? String(e)}` }])),
+      debounceMs,
+    );
   });
   watcher.on('error', () => undefined);
 

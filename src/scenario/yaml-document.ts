@@ -22,7 +22,13 @@ export function parseYamlDocument(text: string): ParsedYaml {
     if (!doc) doc = next;
     else {
       // As parseDocument does: a scenario is one document.
-      doc.errors.push(new YAMLParseError(next.range.slice(0, 2) as [number, number], 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+      doc.errors.push(
+        new YAMLParseError(
+          next.range.slice(0, 2) as [number, number],
+          'MULTIPLE_DOCS',
+          'Source contains multiple documents; please use YAML.parseAllDocuments()',
+        ),
+      );
       break;
     }
   }

@@ -82,7 +82,10 @@ t.test('the scan sees imports of every form', async (t) => {
   ].join('\n');
   t.same(importsOf(file, text).map(rel).sort(), ['a/side.ts', 'a/z.ts', 'b/y.ts', 'c.ts', 'lazy.ts']);
   t.ok(graph.size > 50, `read ${graph.size} source files`);
-  t.ok([...graph.values()].some((to) => to.length > 0), 'found imports among them');
+  t.ok(
+    [...graph.values()].some((to) => to.length > 0),
+    'found imports among them',
+  );
 });
 
 t.test('a cycle is found, whatever its length', async (t) => {
@@ -93,7 +96,15 @@ t.test('a cycle is found, whatever its length', async (t) => {
     ['d', ['a']],
   ]);
   t.same(cyclesOf(g), [['a', 'b', 'c', 'a']]);
-  t.same(cyclesOf(new Map([['a', ['b']], ['b', []]])), []);
+  t.same(
+    cyclesOf(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+      ]),
+    ),
+    [],
+  );
 });
 
 t.test('no import cycle in src/', async (t) => {
@@ -139,9 +150,20 @@ const layerOf = (file: string): number => LAYERS.indexOf(rel(file).split(path.se
 
 t.test('every folder and top-level file of src/ has a declared layer', async (t) => {
   const entries = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory() || (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')));
-  t.same(entries.map((e) => e.name).filter((name) => !LAYERS.includes(name)), [], 'undeclared entries of src/');
-  t.same(LAYERS.filter((name, i) => LAYERS.indexOf(name) !== i), [], 'a layer is declared once');
-  t.ok([...graph.keys()].every((f) => layerOf(f) >= 0), 'every scanned file falls in a layer');
+  t.same(
+    entries.map((e) => e.name).filter((name) => !LAYERS.includes(name)),
+    [],
+    'undeclared entries of src/',
+  );
+  t.same(
+    LAYERS.filter((name, i) => LAYERS.indexOf(name) !== i),
+    [],
+    'a layer is declared once',
+  );
+  t.ok(
+    [...graph.keys()].every((f) => layerOf(f) >= 0),
+    'every scanned file falls in a layer',
+  );
 });
 
 t.test('imports point down the layers', async (t) => {
@@ -165,6 +187,8 @@ t.test('docs/architecture.md lists the layers in the same order', async (t) => {
 t.test('effects never import the proxy', async (t) => {
   const effects = path.join(SRC, 'effects') + path.sep;
   const proxy = path.join(SRC, 'proxy') + path.sep;
-  const upward = [...graph].filter(([from]) => from.startsWith(effects)).flatMap(([from, to]) => to.filter((f) => f.startsWith(proxy)).map((f) => `${rel(from)} → ${rel(f)}`));
+  const upward = [...graph]
+    .filter(([from]) => from.startsWith(effects))
+    .flatMap(([from, to]) => to.filter((f) => f.startsWith(proxy)).map((f) => `${rel(from)} → ${rel(f)}`));
   t.same(upward, []);
 });

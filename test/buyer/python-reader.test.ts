@@ -60,8 +60,12 @@ function corpus(): [string, unknown][] {
     }
     cases.push([`${profile} hint in seconds`, buildAapError(profile, 'RATE_LIMITED', 1, { retryAfterSeconds: 2 })]);
   }
-  for (const name of A2A_ERROR_NAMES) cases.push([name, name === 'EXTENSION_SUPPORT_REQUIRED' ? buildExtensionRequired(AAP_EXTENSION_URI_1_3, 'x') : buildA2aError(name, 'x')]);
-  cases.push(['-32009', buildVersionNotSupported('0.3', 1)], ['-32008 named in the message only', { error: { code: -32008, message: `Activate ${AAP_EXTENSION_URI_1_3} in the A2A-Extensions header.` } }]);
+  for (const name of A2A_ERROR_NAMES)
+    cases.push([name, name === 'EXTENSION_SUPPORT_REQUIRED' ? buildExtensionRequired(AAP_EXTENSION_URI_1_3, 'x') : buildA2aError(name, 'x')]);
+  cases.push(
+    ['-32009', buildVersionNotSupported('0.3', 1)],
+    ['-32008 named in the message only', { error: { code: -32008, message: `Activate ${AAP_EXTENSION_URI_1_3} in the A2A-Extensions header.` } }],
+  );
   const rate = buildAapError('2.0', 'RATE_LIMITED', 1);
   const data = rate.error.data as Record<string, unknown>[];
   cases.push(
@@ -71,10 +75,56 @@ function corpus(): [string, unknown][] {
     ['no @type anywhere', { ...rate, error: { ...rate.error, data: data.map(({ ['@type']: _t, ...rest }) => rest) } }],
     ['metadata numbers, no payload', { ...rate, error: { ...rate.error, data: [{ ...data[0], metadata: { code: 7, retryable: true, error_id: 1 } }] } }],
     ['metadata retryable "yes"', { ...rate, error: { ...rate.error, data: [{ ...data[0], metadata: { code: 'RATE_LIMITED', retryable: 'yes' } }] } }],
-    ['RetryInfo', { error: { code: -32000, message: 'm', data: [{ '@type': RETRY_INFO_TYPE, retryDelay: '1.5s' }, { ...data.at(-1), details: {} }] } }],
-    ['hints of the wrong type', { error: { code: -32000, message: 'm', data: { type: 'aap.error', code: 'RATE_LIMITED', retryable: true, details: { retry_after_ms: '9' } } } }],
-    ['broken field errors', { error: { code: -32602, message: 'm', data: { type: 'aap.error', code: 'SCHEMA_VALIDATION_FAILED', retryable: false, details: { errors: [{ instanceLocation: '/a', keyword: 'k', error: 'e' }, { keyword: 1 }] } } } }],
-    ['BadRequest only', { error: { code: -32602, message: 'm', data: [{ '@type': BAD_REQUEST_TYPE, fieldViolations: [{ field: '/a', description: 'type: must be a string' }, { field: '/b', description: 'no keyword here' }] }] } }],
+    [
+      'RetryInfo',
+      {
+        error: {
+          code: -32000,
+          message: 'm',
+          data: [
+            { '@type': RETRY_INFO_TYPE, retryDelay: '1.5s' },
+            { ...data.at(-1), details: {} },
+          ],
+        },
+      },
+    ],
+    [
+      'hints of the wrong type',
+      { error: { code: -32000, message: 'm', data: { type: 'aap.error', code: 'RATE_LIMITED', retryable: true, details: { retry_after_ms: '9' } } } },
+    ],
+    [
+      'broken field errors',
+      {
+        error: {
+          code: -32602,
+          message: 'm',
+          data: {
+            type: 'aap.error',
+            code: 'SCHEMA_VALIDATION_FAILED',
+            retryable: false,
+            details: { errors: [{ instanceLocation: '/a', keyword: 'k', error: 'e' }, { keyword: 1 }] },
+          },
+        },
+      },
+    ],
+    [
+      'BadRequest only',
+      {
+        error: {
+          code: -32602,
+          message: 'm',
+          data: [
+            {
+              '@type': BAD_REQUEST_TYPE,
+              fieldViolations: [
+                { field: '/a', description: 'type: must be a string' },
+                { field: '/b', description: 'no keyword here' },
+              ],
+            },
+          ],
+        },
+      },
+    ],
     ['a 1 MB message', buildAapError('1.3', 'INTERNAL_ERROR', 1, { message: 'x'.repeat(1024 * 1024) })],
     ['200 entries', { error: { code: -32000, message: 'm', data: [...Array.from({ length: 200 }, () => ({ '@type': 'x' })), data.at(-1)] } }],
     ['a string code', { error: { code: '-32000', message: 'm' } }],
@@ -90,7 +140,9 @@ function corpus(): [string, unknown][] {
 
 t.test('the Python reader reads every case exactly as readAapError does', { skip }, async (t) => {
   const cases = corpus();
-  const out = python([SCRIPT], cases.map(([, value]) => JSON.stringify(value)).join('\n') + '\n').trim().split('\n');
+  const out = python([SCRIPT], cases.map(([, value]) => JSON.stringify(value)).join('\n') + '\n')
+    .trim()
+    .split('\n');
   t.equal(out.length, cases.length, 'one reading per case');
   for (const [i, [name, value]] of cases.entries()) {
     const fromPython = JSON.parse(out[i]!) as AapErrorReading;
@@ -138,7 +190,10 @@ for case in cases:
 `;
 
 t.test("urllib's own failures: HTTP errors keep status and Retry-After, socket errors their errno name, nothing raises", { skip }, async (t) => {
-  const [html503, rpc429, reset, refused, timeout, hostile] = python(['-c', URLLIB_FAILURES]).trim().split('\n').map((line) => JSON.parse(line) as AapErrorReading);
+  const [html503, rpc429, reset, refused, timeout, hostile] = python(['-c', URLLIB_FAILURES])
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as AapErrorReading);
   t.match(html503, { kind: 'transport', httpStatus: 503, retryable: true, retryAfterMs: 3000 });
   t.match(rpc429, { kind: 'aap', code: 'RATE_LIMITED', jsonRpcCode: -32002, httpStatus: 429, retryable: true, retryAfterMs: 7000 });
   t.match(reset, { kind: 'transport', retryable: true, code: 'ECONNRESET' });

@@ -118,7 +118,9 @@ t.test('-32008: the URI and header from metadata, else from the message, else sa
 });
 
 t.test('2.0 without the typed payload: the AAP ErrorInfo and BadRequest still give code, retryable, id and fields', async (t) => {
-  const envelope = buildAapError('2.0', 'SCHEMA_VALIDATION_FAILED', 1, { errors: [{ instanceLocation: '/filters/year_min', keyword: 'type', error: 'must be an integer' }] });
+  const envelope = buildAapError('2.0', 'SCHEMA_VALIDATION_FAILED', 1, {
+    errors: [{ instanceLocation: '/filters/year_min', keyword: 'type', error: 'must be an integer' }],
+  });
   const data = (envelope.error.data as Record<string, unknown>[]).filter((e) => e['@type'] !== AAP_ERROR_TYPE_URL);
   const reading = readAapError({ ...envelope, error: { ...envelope.error, data } });
   t.match(reading, {
@@ -141,10 +143,30 @@ const payloadIndex = (data: Record<string, any>[]) => data.findIndex((e) => e['@
 const infoIndex = (data: Record<string, any>[]) => data.findIndex((e) => e['@type'] === ERROR_INFO_TYPE);
 
 const hostile: { name: string; value: () => unknown; expect: Partial<AapErrorReading>; notFound?: string[] }[] = [
-  { name: 'data is a string', value: () => ({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'm', data: 'RATE_LIMITED' } }), expect: { kind: 'a2a', retryable: false, jsonRpcCode: -32000 }, notFound: ['data', 'code'] },
-  { name: 'data is a number', value: () => ({ error: { code: -32602, message: 'm', data: 42 } }), expect: { kind: 'a2a', code: 'INVALID_PARAMS', retryable: false }, notFound: ['data'] },
-  { name: 'data is null', value: () => ({ error: { code: -32603, message: 'm', data: null } }), expect: { kind: 'a2a', code: 'INTERNAL_ERROR', retryable: true }, notFound: ['data'] },
-  { name: 'data entries are arrays, nulls and numbers', value: () => ({ error: { code: -32000, message: 'm', data: [[1], null, 3, 'x'] } }), expect: { kind: 'a2a', retryable: false }, notFound: ['code'] },
+  {
+    name: 'data is a string',
+    value: () => ({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'm', data: 'RATE_LIMITED' } }),
+    expect: { kind: 'a2a', retryable: false, jsonRpcCode: -32000 },
+    notFound: ['data', 'code'],
+  },
+  {
+    name: 'data is a number',
+    value: () => ({ error: { code: -32602, message: 'm', data: 42 } }),
+    expect: { kind: 'a2a', code: 'INVALID_PARAMS', retryable: false },
+    notFound: ['data'],
+  },
+  {
+    name: 'data is null',
+    value: () => ({ error: { code: -32603, message: 'm', data: null } }),
+    expect: { kind: 'a2a', code: 'INTERNAL_ERROR', retryable: true },
+    notFound: ['data'],
+  },
+  {
+    name: 'data entries are arrays, nulls and numbers',
+    value: () => ({ error: { code: -32000, message: 'm', data: [[1], null, 3, 'x'] } }),
+    expect: { kind: 'a2a', retryable: false },
+    notFound: ['code'],
+  },
   {
     name: 'entries without @type (the payload too)',
     value: () => twoPointOh((d) => d.map(({ ['@type']: _drop, ...rest }) => rest)),
@@ -194,7 +216,10 @@ const hostile: { name: string; value: () => unknown; expect: Partial<AapErrorRea
   {
     name: 'details.errors with broken entries',
     value: () =>
-      twoPointOh((d) => ((d[payloadIndex(d)]!.details = { errors: [{ instanceLocation: '/a', keyword: 'type', error: 'x' }, { instanceLocation: 5 }, null] }), d), 'SCHEMA_VALIDATION_FAILED'),
+      twoPointOh(
+        (d) => ((d[payloadIndex(d)]!.details = { errors: [{ instanceLocation: '/a', keyword: 'type', error: 'x' }, { instanceLocation: 5 }, null] }), d),
+        'SCHEMA_VALIDATION_FAILED',
+      ),
     expect: { kind: 'aap', code: 'SCHEMA_VALIDATION_FAILED', errors: [{ instanceLocation: '/a', keyword: 'type', error: 'x' }] },
     notFound: ['errors'],
   },
@@ -203,7 +228,11 @@ const hostile: { name: string; value: () => unknown; expect: Partial<AapErrorRea
   { name: 'undefined', value: () => undefined, expect: { kind: 'transport', retryable: false } },
   { name: 'a number', value: () => 5, expect: { kind: 'transport', retryable: false } },
   { name: 'text that is not JSON', value: () => '<html>502</html>', expect: { kind: 'transport', retryable: false } },
-  { name: 'a 5 MB JSON text is not parsed', value: () => `{"error":{"code":-32000,"message":"${'x'.repeat(5 * 1024 * 1024)}"}}`, expect: { kind: 'transport', retryable: false } },
+  {
+    name: 'a 5 MB JSON text is not parsed',
+    value: () => `{"error":{"code":-32000,"message":"${'x'.repeat(5 * 1024 * 1024)}"}}`,
+    expect: { kind: 'transport', retryable: false },
+  },
   {
     name: 'a getter that throws',
     value: () => ({
@@ -215,7 +244,18 @@ const hostile: { name: string; value: () => unknown; expect: Partial<AapErrorRea
   },
   {
     name: 'a Proxy that throws on every read',
-    value: () => new Proxy({}, { get: () => { throw new Error('trap'); }, has: () => { throw new Error('trap'); } }),
+    value: () =>
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('trap');
+          },
+          has: () => {
+            throw new Error('trap');
+          },
+        },
+      ),
     expect: { kind: 'transport', retryable: false },
   },
 ];
@@ -257,9 +297,23 @@ t.test('transport failures and HTTP failures', async (t) => {
   t.match(readAapError(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), { kind: 'transport', retryable: true });
   const html = new Error('HTTP error for SendMessage! Status: 502 Bad Gateway. Response: <html>502</html>', { cause: new SyntaxError('Unexpected token') });
   t.match(readAapError(html), { kind: 'transport', httpStatus: 502, retryable: true });
-  t.match(readAapError(new Error('HTTP error for SendMessage! Status: 404 Not Found. Response: nope')), { kind: 'transport', httpStatus: 404, retryable: false });
-  t.match(readAapError({ status: 503, headers: { 'Retry-After': '2' }, body: '<html>busy</html>' }), { kind: 'transport', httpStatus: 503, retryable: true, retryAfterMs: 2000 });
-  t.match(readAapError(new Response('slow down', { status: 429, headers: { 'retry-after': '3' } })), { kind: 'transport', httpStatus: 429, retryable: true, retryAfterMs: 3000 });
+  t.match(readAapError(new Error('HTTP error for SendMessage! Status: 404 Not Found. Response: nope')), {
+    kind: 'transport',
+    httpStatus: 404,
+    retryable: false,
+  });
+  t.match(readAapError({ status: 503, headers: { 'Retry-After': '2' }, body: '<html>busy</html>' }), {
+    kind: 'transport',
+    httpStatus: 503,
+    retryable: true,
+    retryAfterMs: 2000,
+  });
+  t.match(readAapError(new Response('slow down', { status: 429, headers: { 'retry-after': '3' } })), {
+    kind: 'transport',
+    httpStatus: 429,
+    retryable: true,
+    retryAfterMs: 3000,
+  });
   const body = JSON.stringify(buildAapError('2.0', 'INTERNAL_ERROR', 1));
   t.match(readAapError({ status: 500, headers: {}, body }), { kind: 'aap', code: 'INTERNAL_ERROR', httpStatus: 500, retryable: true });
   const looped: { message: string; cause?: unknown } = { message: 'loop' };

@@ -24,7 +24,11 @@ t.test('every AAP code in both profiles: retryable ones retry, the others fix or
 t.test('the retry hint when there is one, unless it is longer than the buyer waits', async (t) => {
   const policy = retryPolicy({ maxRetryAfterMs: 5000 });
   t.match(policy.decide(reading({ code: 'RATE_LIMITED', retryable: true, retryAfterMs: 1500 }), first), { action: 'retry', afterMs: 1500 });
-  t.match(policy.decide(reading({ code: 'RATE_LIMITED', retryable: true, retryAfterMs: 1500 }), { attempt: 4 }), { action: 'retry', afterMs: 1500 }, 'the hint, not the backoff, at any attempt');
+  t.match(
+    policy.decide(reading({ code: 'RATE_LIMITED', retryable: true, retryAfterMs: 1500 }), { attempt: 4 }),
+    { action: 'retry', afterMs: 1500 },
+    'the hint, not the backoff, at any attempt',
+  );
   t.match(policy.decide(reading({ code: 'RATE_LIMITED', retryable: true, retryAfterMs: 50_000 }), first), { action: 'stop', reason: /50000 ms/ });
 });
 
@@ -47,7 +51,10 @@ t.test('full jitter: each wait in [0, min(cap, base·2^(n-1))); equal jitter: in
   }
   t.ok(new Set(waits).size > 100, 'full jitter spreads the waits');
   t.ok(Math.max(...waits) <= 1000, 'the cap holds');
-  t.ok(waits.slice(0, 50).some((w) => w < 50), 'full jitter may wait almost nothing');
+  t.ok(
+    waits.slice(0, 50).some((w) => w < 50),
+    'full jitter may wait almost nothing',
+  );
 });
 
 t.test('a bound on attempts', async (t) => {
@@ -73,14 +80,21 @@ t.test('validation errors: fix these fields; without fields: stop', async (t) =>
   const errors = [{ instanceLocation: '/filters/year_min', keyword: 'type', error: 'must be an integer' }];
   t.match(policy.decide(reading({ code: 'SCHEMA_VALIDATION_FAILED', errors }), first), { action: 'fix', errors });
   t.match(policy.decide(reading({ code: 'SCHEMA_VALIDATION_FAILED', errors: [] }), first), { action: 'stop' });
-  t.match(policy.decide(reading({ code: 'SCHEMA_VALIDATION_FAILED', errors, retryable: true }), first), { action: 'retry' }, "the dealer's retryable: true is honoured");
+  t.match(
+    policy.decide(reading({ code: 'SCHEMA_VALIDATION_FAILED', errors, retryable: true }), first),
+    { action: 'retry' },
+    "the dealer's retryable: true is honoured",
+  );
 });
 
 t.test('lead.submit: resent with the same idempotency key, never without one', async (t) => {
   const policy = retryPolicy();
   const internal = reading({ code: 'INTERNAL_ERROR', retryable: true });
   t.match(policy.decide(internal, { attempt: 1, skill: 'lead.submit', data: { idempotency_key: 'k-1' } }), { action: 'retry', idempotencyKey: 'k-1' });
-  t.match(policy.decide(readAapError(new TypeError('fetch failed')), { attempt: 1, skill: 'lead.submit', data: { idempotency_key: 'k-1' } }), { action: 'retry', idempotencyKey: 'k-1' });
+  t.match(policy.decide(readAapError(new TypeError('fetch failed')), { attempt: 1, skill: 'lead.submit', data: { idempotency_key: 'k-1' } }), {
+    action: 'retry',
+    idempotencyKey: 'k-1',
+  });
   t.match(policy.decide(internal, { attempt: 1, skill: 'lead.submit', data: {} }), { action: 'stop', reason: /idempotency_key/ });
   t.match(policy.decide(reading({ code: 'IDEMPOTENCY_CONFLICT' }), { attempt: 1, skill: 'lead.submit', data: { idempotency_key: 'k-1' } }), { action: 'stop' });
 });

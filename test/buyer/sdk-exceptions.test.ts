@@ -15,7 +15,11 @@ t.setTimeout(120_000);
 const RATE_LIMITED_1_3_BODY = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
-  error: { code: -32002, message: 'Slow down', data: { type: 'aap.error', error_id: 'err_429', code: 'RATE_LIMITED', message: 'Slow down', retryable: true, created_at: '2026-01-01T00:00:00Z' } },
+  error: {
+    code: -32002,
+    message: 'Slow down',
+    data: { type: 'aap.error', error_id: 'err_429', code: 'RATE_LIMITED', message: 'Slow down', retryable: true, created_at: '2026-01-01T00:00:00Z' },
+  },
 });
 
 /** Every rule fires only when a call names it in x-aap-chaos (probability 0 keeps it off otherwise). */
@@ -51,15 +55,38 @@ interface Case {
 
 const rpc = (code: keyof typeof AAP_CODE_TABLE) => (p: Profile) => AAP_CODE_TABLE[code].rpc[p];
 const cases: Case[] = [
-  { rule: 'rate', expect: (p) => ({ kind: 'aap', code: 'RATE_LIMITED', jsonRpcCode: rpc('RATE_LIMITED')(p), retryable: true, retryAfterMs: 1500 }), kept: { httpStatus: 200 }, sameAsWire: true },
-  { rule: 'validation', expect: (p) => ({ kind: 'aap', code: 'SCHEMA_VALIDATION_FAILED', jsonRpcCode: rpc('SCHEMA_VALIDATION_FAILED')(p), retryable: false, errors: [{ instanceLocation: String, keyword: String }] }), sameAsWire: true },
+  {
+    rule: 'rate',
+    expect: (p) => ({ kind: 'aap', code: 'RATE_LIMITED', jsonRpcCode: rpc('RATE_LIMITED')(p), retryable: true, retryAfterMs: 1500 }),
+    kept: { httpStatus: 200 },
+    sameAsWire: true,
+  },
+  {
+    rule: 'validation',
+    expect: (p) => ({
+      kind: 'aap',
+      code: 'SCHEMA_VALIDATION_FAILED',
+      jsonRpcCode: rpc('SCHEMA_VALIDATION_FAILED')(p),
+      retryable: false,
+      errors: [{ instanceLocation: String, keyword: String }],
+    }),
+    sameAsWire: true,
+  },
   { rule: 'internal-final', expect: () => ({ kind: 'aap', code: 'INTERNAL_ERROR', jsonRpcCode: -32603, retryable: false }), sameAsWire: true },
   { rule: 'shuffled', expect: () => ({ kind: 'aap', code: 'VEHICLE_UNAVAILABLE', jsonRpcCode: -32000, retryable: false }), sameAsWire: true },
-  { rule: 'extension', expect: () => ({ kind: 'a2a', code: 'EXTENSION_SUPPORT_REQUIRED', jsonRpcCode: -32008, extensionUri: /^https:\/\//, requiredHeader: 'A2A-Extensions' }), sameAsWire: true },
+  {
+    rule: 'extension',
+    expect: () => ({ kind: 'a2a', code: 'EXTENSION_SUPPORT_REQUIRED', jsonRpcCode: -32008, extensionUri: /^https:\/\//, requiredHeader: 'A2A-Extensions' }),
+    sameAsWire: true,
+  },
   { rule: 'content-type', expect: () => ({ kind: 'a2a', code: 'CONTENT_TYPE_NOT_SUPPORTED', jsonRpcCode: -32005, retryable: false }), sameAsWire: true },
   { rule: 'method', expect: () => ({ kind: 'a2a', code: 'METHOD_NOT_FOUND', jsonRpcCode: -32601, retryable: false }), sameAsWire: true },
   { rule: 'html-503', expect: () => ({ kind: 'transport', httpStatus: 503, retryable: true }), kept: { retryAfterMs: 2000 } },
-  { rule: 'json-429', expect: () => ({ kind: 'aap', code: 'RATE_LIMITED', jsonRpcCode: -32002, retryable: true }), kept: { httpStatus: 429, retryAfterMs: 7000 } },
+  {
+    rule: 'json-429',
+    expect: () => ({ kind: 'aap', code: 'RATE_LIMITED', jsonRpcCode: -32002, retryable: true }),
+    kept: { httpStatus: 429, retryAfterMs: 7000 },
+  },
   { rule: 'reset', expect: () => ({ kind: 'transport', retryable: true, code: /^(ECONNRESET|UND_ERR_SOCKET|EPIPE)$/ }) },
   { rule: 'malformed', expect: () => ({ kind: 'transport', retryable: true }), kept: { httpStatus: 200 } },
   { rule: 'stream-error', stream: true, expect: () => ({ kind: 'aap', code: 'INTERNAL_ERROR', jsonRpcCode: -32603, retryable: true }) },

@@ -45,12 +45,18 @@ t.test('import("aap-chaos/buyer") resolves to the build and works', async (t) =>
 
 t.test('the sources reach only src/buyer/ and src/protocol/codes.ts', async (t) => {
   const { files, bare } = reach(path.join(ROOT, 'src/buyer/index.ts'), (s, from) => path.resolve(path.dirname(from), s).replace(/\.js$/, '.ts'));
-  t.same(files.filter((f) => !f.startsWith('src/buyer/')), ['src/protocol/codes.ts']);
+  t.same(
+    files.filter((f) => !f.startsWith('src/buyer/')),
+    ['src/protocol/codes.ts'],
+  );
   t.same(bare, [], 'no npm package and no node: module');
 });
 
 t.test('so does the build', async (t) => {
   const { files, bare } = reach(path.join(ROOT, 'dist/buyer/index.js'), (s, from) => path.resolve(path.dirname(from), s));
-  t.same(files.filter((f) => !f.startsWith('dist/buyer/')), ['dist/protocol/codes.js']);
+  t.same(
+    files.filter((f) => !f.startsWith('dist/buyer/')),
+    ['dist/protocol/codes.js'],
+  );
   t.same(bare, []);
 });

@@ -77,7 +77,20 @@ t.test('the proxy refuses to start on a bad scenario or a bad flag (exit 2, no s
 t.test('scenarios lists the built-ins with their descriptions', async (t) => {
   const r = run(['scenarios']);
   t.equal(await r.exited, 0);
-  for (const name of ['passthrough', 'rate-limit-storm', 'flaky-internal', 'activation-required', 'version-mismatch', 'slow-dealer', 'inventory-churn', 'lead-gauntlet', 'lossy-envelope', 'network-chaos', 'stream-chaos', 'full-gauntlet']) {
+  for (const name of [
+    'passthrough',
+    'rate-limit-storm',
+    'flaky-internal',
+    'activation-required',
+    'version-mismatch',
+    'slow-dealer',
+    'inventory-churn',
+    'lead-gauntlet',
+    'lossy-envelope',
+    'network-chaos',
+    'stream-chaos',
+    'full-gauntlet',
+  ]) {
     t.match(r.out(), new RegExp(`^${name}\\s+\\S`, 'm'), name);
   }
 });
@@ -124,9 +137,33 @@ t.test('--target at a dealer that is down: the proxy starts and answers 502 with
 });
 
 t.test('report: thresholds by flag, exit 1 on a FAIL, 2 on an unreadable journal', async (t) => {
-  const base = { http_method: 'POST', path: '/a2a', kind: 'jsonrpc', method: 'SendMessage', skill: 'inventory.search', request_hash: 'h', matched: [], fired: [], effects: [], dry_run: false, client: 'c' };
+  const base = {
+    http_method: 'POST',
+    path: '/a2a',
+    kind: 'jsonrpc',
+    method: 'SendMessage',
+    skill: 'inventory.search',
+    request_hash: 'h',
+    matched: [],
+    fired: [],
+    effects: [],
+    dry_run: false,
+    client: 'c',
+  };
   const lines = [
-    { ...base, id: '01J00000000000000000000001', ts: '', t: 1000, duration_ms: 1, status: 200, source: 'injected', rpc_code: -32002, error_code: 'RATE_LIMITED', retryable: true, retry_after_ms: 1000 },
+    {
+      ...base,
+      id: '01J00000000000000000000001',
+      ts: '',
+      t: 1000,
+      duration_ms: 1,
+      status: 200,
+      source: 'injected',
+      rpc_code: -32002,
+      error_code: 'RATE_LIMITED',
+      retryable: true,
+      retry_after_ms: 1000,
+    },
     { ...base, id: '01J00000000000000000000002', ts: '', t: 1500, duration_ms: 1, status: 200, source: 'dealer' },
   ];
   const file = path.join(dir, 'report.jsonl');
@@ -148,31 +185,77 @@ t.test('report: thresholds by flag, exit 1 on a FAIL, 2 on an unreadable journal
 
 t.test('flags reach the running proxy: header faults, client key, journal file, --report, --mock-streaming, --profile', async (t) => {
   const journal = path.join(dir, 'flags.jsonl');
-  const r = run(['--scenario', 'passthrough', '--port', '0', '--admin-port', '0', '--allow-header-faults', '--client-key', 'header:x-buyer', '--journal', journal, '--report', '--mock-streaming', '--profile', '2.0', '--upstream-timeout', '2s']);
+  const r = run([
+    '--scenario',
+    'passthrough',
+    '--port',
+    '0',
+    '--admin-port',
+    '0',
+    '--allow-header-faults',
+    '--client-key',
+    'header:x-buyer',
+    '--journal',
+    journal,
+    '--report',
+    '--mock-streaming',
+    '--profile',
+    '2.0',
+    '--upstream-timeout',
+    '2s',
+  ]);
   t.teardown(() => void r.child.kill('SIGKILL'));
   const [, url] = await r.waitFor(/proxy on (http:\/\/127\.0\.0\.1:\d+)/);
   const card = JSON.parse((await request(url + '/.well-known/agent-card.json')).body.toString());
   t.equal(card.capabilities.streaming, true, '--mock-streaming');
-  const forced = JSON.parse((await request(url + '/a2a', { body: skillRequest('inventory.search'), headers: { 'content-type': 'application/json', 'x-aap-chaos': 'RATE_LIMITED', 'x-buyer': 'alice' } })).body.toString());
+  const forced = JSON.parse(
+    (
+      await request(url + '/a2a', {
+        body: skillRequest('inventory.search'),
+        headers: { 'content-type': 'application/json', 'x-aap-chaos': 'RATE_LIMITED', 'x-buyer': 'alice' },
+      })
+    ).body.toString(),
+  );
   t.equal(forced.error.code, -32000, '--allow-header-faults, with the 2.0 code for RATE_LIMITED');
   t.ok(Array.isArray(forced.error.data), '--profile 2.0: data is an array');
   r.child.kill('SIGTERM');
   t.equal(await r.exited, 0);
   t.match(r.out(), /retry-after/, '--report prints the report on exit');
-  const lines = (await import('node:fs')).readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = (await import('node:fs'))
+    .readFileSync(journal, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   // The header value is a keyed hash in the journal, never the value itself.
-  t.ok(lines.some((l) => /^key:[0-9a-f]{12}$/.test(l.client) && l.client_key === 'header:x-buyer' && l.error_code === 'RATE_LIMITED'), '--client-key and --journal');
-  t.notOk(lines.some((l) => l.client === 'alice'), 'the raw header value never appears');
+  t.ok(
+    lines.some((l) => /^key:[0-9a-f]{12}$/.test(l.client) && l.client_key === 'header:x-buyer' && l.error_code === 'RATE_LIMITED'),
+    '--client-key and --journal',
+  );
+  t.notOk(
+    lines.some((l) => l.client === 'alice'),
+    'the raw header value never appears',
+  );
 });
 
 t.test('--dry-run journals what would have happened and changes nothing', async (t) => {
   const r = run(['--scenario', 'flaky-internal', '--port', '0', '--admin-port', '0', '--dry-run', '--allow-header-faults']);
   t.teardown(() => void r.child.kill('SIGKILL'));
   const [, url] = await r.waitFor(/proxy on (http:\/\/127\.0\.0\.1:\d+)/);
-  const reply = JSON.parse((await request(url + '/a2a', { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json', 'x-aap-chaos': 'INTERNAL_ERROR' } })).body.toString());
+  const reply = JSON.parse(
+    (
+      await request(url + '/a2a', {
+        body: skillRequest('dealer.information'),
+        headers: { 'content-type': 'application/json', 'x-aap-chaos': 'INTERNAL_ERROR' },
+      })
+    ).body.toString(),
+  );
   t.ok(reply.result, 'the dealer answered');
   const [, admin] = (await r.waitFor(/admin API on (http:\/\/127\.0\.0\.1:\d+)/)) as RegExpMatchArray;
-  const journal = (await request(admin + '/journal')).body.toString().trim().split('\n').map((l) => JSON.parse(l));
+  const journal = (await request(admin + '/journal')).body
+    .toString()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.match(journal.at(-1), { dry_run: true, fired: ['header:INTERNAL_ERROR'], source: 'dealer' });
   r.child.kill('SIGTERM');
   t.equal(await r.exited, 0);

@@ -68,7 +68,11 @@ t.test('startChaos follows the same precedence', async (t) => {
   t.teardown(() => byFlag.close());
   t.match(byFlag.status(), { profile: '1.3', profile_origin: 'flag' });
   await byScenario.use('passthrough');
-  t.match(byScenario.status(), { profile: '2.0', profile_origin: 'card' }, 'a scenario without profile: hands back to the card (of the 2.0 mock started for activation-required)');
+  t.match(
+    byScenario.status(),
+    { profile: '2.0', profile_origin: 'card' },
+    'a scenario without profile: hands back to the card (of the 2.0 mock started for activation-required)',
+  );
   await byScenario.use('version-mismatch');
   t.match(byScenario.status(), { profile: '2.0', profile_origin: 'scenario' });
 });

@@ -49,7 +49,7 @@ for (const [args, message] of BAD_VALUES) {
   });
 }
 
-async function holdPort(t: import("tap").Test): Promise<number> {
+async function holdPort(t: import('tap').Test): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => new Promise<void>((r) => server.close(() => r())));

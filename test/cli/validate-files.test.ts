@@ -13,7 +13,10 @@ t.test('validate BAD GOOD and GOOD BAD both exit 1 naming the bad file', async (
   const bad = path.join(dir, 'bad.yaml');
   await writeFile(good, 'scenario: good\nrules:\n  - id: one\n    error: INTERNAL_ERROR\n');
   await writeFile(bad, 'scenario: bad\nrules:\n  - id: one\n    error: NOT_A_CODE\n');
-  for (const files of [[bad, good], [good, bad]]) {
+  for (const files of [
+    [bad, good],
+    [good, bad],
+  ]) {
     const run = await runCli(['validate', ...files]);
     t.equal(run.code, 1, `exit 1 for ${files.map((f) => path.basename(f)).join(' ')}`);
     t.match(run.out + run.err, /bad\.yaml:4/, 'the bad file is named with its line');

@@ -47,7 +47,8 @@ export async function startBrokenDealer(): Promise<{ url: string; close(): Promi
   let front: Upstream | undefined;
   front = await startUpstream(async (req, res, body) => {
     const headers: Record<string, string> = {};
-    for (const name of ['content-type', 'a2a-version', 'a2a-extensions', 'accept']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string;
+    for (const name of ['content-type', 'a2a-version', 'a2a-extensions', 'accept'])
+      if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string;
     const text = body.toString('utf8');
     const request = text ? JSON.parse(text) : undefined;
     const skill = request?.params?.message?.parts?.[0]?.data?.type;

@@ -28,14 +28,28 @@ t.test('the broken dealer behind --check-dealer: exactly its rules, in journal, 
   await runCheck({ target: rt.url, probeRateLimit: true });
   const journaled = new Set(rt.journal.all().flatMap((e) => (e.conformance ?? []).map((v) => v.rule)));
   t.same([...journaled].sort(), BROKEN_DEALER_RULES, 'the journal names exactly the broken rules');
-  t.ok(rt.journal.all().filter((e) => e.method !== undefined).every((e) => Array.isArray(e.conformance)), 'every JSON-RPC reply was checked');
+  t.ok(
+    rt.journal
+      .all()
+      .filter((e) => e.method !== undefined)
+      .every((e) => Array.isArray(e.conformance)),
+    'every JSON-RPC reply was checked',
+  );
 
   const metrics = await (await fetch(`${rt.adminUrl}/metrics`)).text();
-  for (const rule of BROKEN_DEALER_RULES) t.match(metrics, new RegExp(`aap_chaos_dealer_violations_total\\{rule="${rule}",severity="MUST"\\} [1-9]`), `${rule} counted`);
+  for (const rule of BROKEN_DEALER_RULES)
+    t.match(metrics, new RegExp(`aap_chaos_dealer_violations_total\\{rule="${rule}",severity="MUST"\\} [1-9]`), `${rule} counted`);
 
   const report = (await (await fetch(`${rt.adminUrl}/report`)).json()) as Report;
-  t.same(report.dealer_conformance!.rules.map((r) => r.rule), BROKEN_DEALER_RULES, 'GET /report has the dealer conformance section');
-  t.ok(report.dealer_conformance!.rules.every((r) => r.evidence.length > 0 && rt.journal.all().some((e) => e.id === r.evidence[0])), 'each row points at a journal line');
+  t.same(
+    report.dealer_conformance!.rules.map((r) => r.rule),
+    BROKEN_DEALER_RULES,
+    'GET /report has the dealer conformance section',
+  );
+  t.ok(
+    report.dealer_conformance!.rules.every((r) => r.evidence.length > 0 && rt.journal.all().some((e) => e.id === r.evidence[0])),
+    'each row points at a journal line',
+  );
   t.match(formatReport(report), /Dealer conformance \(--check-dealer\): \d+ dealer replies checked/);
 
   const last = rt.journal.all().at(-1)!.id;
@@ -61,11 +75,18 @@ t.test('the dealer bytes reach the buyer unchanged, streamed replies too; only t
   const headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
   const plain = await request(`${rt.url}/a2a`, { body: skillRequest('dealer.information', {}, 7), headers });
   t.equal(plain.body.toString(), spoiled, 'byte for byte, trailing spaces included');
-  const streamed = await request(`${rt.url}/a2a`, { body: skillRequest('inventory.search', {}, 7).replace('"SendMessage"', '"SendStreamingMessage"'), headers });
+  const streamed = await request(`${rt.url}/a2a`, {
+    body: skillRequest('inventory.search', {}, 7).replace('"SendMessage"', '"SendStreamingMessage"'),
+    headers,
+  });
   t.equal(streamed.body.toString(), stream);
   const [first, second] = rt.journal.all();
   t.same([...new Set(first!.conformance!.map((v) => v.rule))].sort(), ['AAP-OK-001', 'AAP-OK-003', 'AAP-RPC-002'], 'the string id and the v0.3 role are named');
-  t.same(second!.conformance!.map((v) => `${v.rule} ${v.pointer}`).sort(), ['AAP-SSE-001 /events/1', 'AAP-SSE-002 /events/1/result'], 'the second event has the wrong id and no StreamResponse');
+  t.same(
+    second!.conformance!.map((v) => `${v.rule} ${v.pointer}`).sort(),
+    ['AAP-SSE-001 /events/1', 'AAP-SSE-002 /events/1/result'],
+    'the second event has the wrong id and no StreamResponse',
+  );
 });
 
 t.test('without --check-dealer nothing is checked and the report has no dealer section', async (t) => {

@@ -11,7 +11,11 @@ import { CONFORMANCE_RULES } from '../../src/protocol/conformance/index.js';
 import { BROKEN_DEALER_RULES, startBrokenDealer } from './broken-dealer.js';
 import { startSdkDealer } from './sdk-dealer.js';
 
-const failedRules = (report: CheckReport) => report.rules.filter((r) => r.verdict === 'FAIL').map((r) => r.id).sort();
+const failedRules = (report: CheckReport) =>
+  report.rules
+    .filter((r) => r.verdict === 'FAIL')
+    .map((r) => r.id)
+    .sort();
 const verdictOf = (report: CheckReport, id: string) => report.rules.find((r) => r.id === id)?.verdict;
 
 for (const profile of ['1.3', '2.0'] as const) {
@@ -19,13 +23,23 @@ for (const profile of ['1.3', '2.0'] as const) {
     const mock = await startMockDealer({ profile, streaming: true, port: 0 });
     t.teardown(() => mock.close());
     const report = await runCheck({ target: mock.url });
-    t.same(failedRules(report), [], JSON.stringify(report.rules.filter((r) => r.verdict === 'FAIL'), null, 1));
+    t.same(
+      failedRules(report),
+      [],
+      JSON.stringify(
+        report.rules.filter((r) => r.verdict === 'FAIL'),
+        null,
+        1,
+      ),
+    );
     t.ok(report.ok);
     t.equal(report.profile, profile, 'profile read from the card');
     t.equal(report.rules.length, CONFORMANCE_RULES.length, 'every rule is graded');
     t.ok(report.requests <= 40 && report.duration_ms < 30_000, `bounded: ${report.requests} requests in ${report.duration_ms} ms`);
-    for (const id of ['AAP-CARD-001', 'AAP-RPC-002', 'AAP-OK-004', 'AAP-ERR-008', 'AAP-ERR-011', 'AAP-HDR-004', 'AAP-SSE-001']) t.equal(verdictOf(report, id), 'PASS', `${id} was exercised and held`);
-    if (profile === '2.0') for (const id of ['AAP-ERR-003', 'AAP-ERR-013', 'AAP-ERR-014', 'AAP-HDR-001', 'AAP-HDR-002']) t.equal(verdictOf(report, id), 'PASS', `${id} held`);
+    for (const id of ['AAP-CARD-001', 'AAP-RPC-002', 'AAP-OK-004', 'AAP-ERR-008', 'AAP-ERR-011', 'AAP-HDR-004', 'AAP-SSE-001'])
+      t.equal(verdictOf(report, id), 'PASS', `${id} was exercised and held`);
+    if (profile === '2.0')
+      for (const id of ['AAP-ERR-003', 'AAP-ERR-013', 'AAP-ERR-014', 'AAP-HDR-001', 'AAP-HDR-002']) t.equal(verdictOf(report, id), 'PASS', `${id} held`);
     else t.equal(verdictOf(report, 'AAP-ERR-003'), 'NOT CHECKED', '2.0-only rules are not checked under 1.3');
   });
 }
@@ -36,7 +50,11 @@ t.test('a deliberately broken dealer breaks exactly its known rules; exit 1, JSO
   const report = await runCheck({ target: broken.url, probeRateLimit: true });
   t.same(failedRules(report), BROKEN_DEALER_RULES);
   const rateLimit = report.rules.find((r) => r.id === 'AAP-ERR-008')!;
-  t.match(rateLimit.evidence[0], { probe: 'rate-limit', pointer: '/error/code', seen: '-32002' }, 'the evidence names the probe, the pointer and the wire value');
+  t.match(
+    rateLimit.evidence[0],
+    { probe: 'rate-limit', pointer: '/error/code', seen: '-32002' },
+    'the evidence names the probe, the pointer and the wire value',
+  );
 
   const dir = await mkdtemp(path.join(tmpdir(), 'aap-check-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -48,7 +66,10 @@ t.test('a deliberately broken dealer breaks exactly its known rules; exit 1, JSO
   const xml = await readFile(junit, 'utf8');
   t.equal((xml.match(/<failure /g) ?? []).length, 8, 'one JUnit failure per broken rule');
   const json = JSON.parse((await runCheckCommand({ target: broken.url, json: true })).output);
-  t.ok(json.wire.some((w: any) => w.probe === 'extension-missing' && w.response.body.includes('-32008')), 'the JSON output carries the wire record');
+  t.ok(
+    json.wire.some((w: any) => w.probe === 'extension-missing' && w.response.body.includes('-32008')),
+    'the JSON output carries the wire record',
+  );
 });
 
 t.test('a dealer on the stock @a2a-js/sdk server: check names its -32008 violations', async (t) => {

@@ -36,7 +36,9 @@ t.test('aap-chaos check without --target is a usage error', async (t) => {
 
 t.test('--check-dealer reaches the running proxy: its journal lines carry conformance', async (t) => {
   const journal = path.join(dir, 'checked.jsonl');
-  const child = spawn(process.execPath, [BIN, '--check-dealer', '--port', '0', '--admin-port', '0', '--journal', journal], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--check-dealer', '--port', '0', '--admin-port', '0', '--journal', journal], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.teardown(() => void child.kill('SIGKILL'));
   let out = '';
   const url = await new Promise<string>((resolve) =>
@@ -50,7 +52,10 @@ t.test('--check-dealer reaches the running proxy: its journal lines carry confor
   const exited = new Promise((resolve) => child.on('exit', resolve));
   child.kill('SIGTERM');
   t.equal(await exited, 0);
-  const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = readFileSync(journal, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.same(lines.find((l) => l.method === 'SendMessage')?.conformance, [], 'checked, and the mock kept every rule');
   const report = await cli(['report', journal]);
   t.match(report.out, /Dealer conformance \(--check-dealer\): 1 dealer replies checked, 0 broke a rule/);

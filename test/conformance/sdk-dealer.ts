@@ -8,7 +8,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { AgentCard, Extensions, Message } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, UnauthenticatedUser, type AgentExecutor } from '@a2a-js/sdk/server';
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  JsonRpcTransportHandler,
+  defaultServerCallContextBuilder,
+  validateVersion,
+  UnauthenticatedUser,
+  type AgentExecutor,
+} from '@a2a-js/sdk/server';
 import { AAP_EXTENSION_URI_2_0_DRAFT } from '../../src/protocol/codes.js';
 
 export interface SdkDealer {
@@ -38,7 +47,12 @@ const executor: AgentExecutor = {
           messageId: randomUUID(),
           contextId: ctx.contextId,
           role: 'ROLE_AGENT',
-          parts: [{ data: { type: 'dealer.information.response', data: { name: 'SDK Motors', rooftops: [{ name: 'SDK Motors Main' }] } }, mediaType: 'application/vnd.autoagent.dealer-information-response+json' }],
+          parts: [
+            {
+              data: { type: 'dealer.information.response', data: { name: 'SDK Motors', rooftops: [{ name: 'SDK Motors Main' }] } },
+              mediaType: 'application/vnd.autoagent.dealer-information-response+json',
+            },
+          ],
         }),
       ),
     );

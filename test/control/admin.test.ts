@@ -22,7 +22,10 @@ t.test('GET /scenario returns the loaded definition', async (t) => {
   const { status, json } = await adminCall(rt, 'GET', '/scenario');
   t.equal(status, 200);
   t.equal(json.scenario, 'control-test');
-  t.same(json.rules.map((r: { id: string }) => r.id), ['throttle-search', 'slow-vehicle']);
+  t.same(
+    json.rules.map((r: { id: string }) => r.id),
+    ['throttle-search', 'slow-vehicle'],
+  );
 });
 
 t.test('GET /scenario without a scenario is a 404 that says so', async (t) => {
@@ -78,8 +81,14 @@ t.test('PUT /scenario with a bad scenario answers 422 with every problem and kee
   t.equal(put.status, 422);
   t.match(put.json.error.message, /scenario rejected \(\d+ problems\); the current scenario is kept/);
   t.ok(put.json.error.problems.length >= 2, 'both rules are reported');
-  t.ok(put.json.error.problems.some((p: string) => /^scenario text:4:\d+ +\/rules\/0\/error/.test(p)), 'first problem located');
-  t.ok(put.json.error.problems.some((p: string) => /^scenario text:6:\d+ +\/rules\/1\/delay/.test(p)), 'second problem located');
+  t.ok(
+    put.json.error.problems.some((p: string) => /^scenario text:4:\d+ +\/rules\/0\/error/.test(p)),
+    'first problem located',
+  );
+  t.ok(
+    put.json.error.problems.some((p: string) => /^scenario text:6:\d+ +\/rules\/1\/delay/.test(p)),
+    'second problem located',
+  );
   t.equal((await adminCall(rt, 'GET', '/status')).json.scenario, 'control-test');
 });
 
@@ -148,13 +157,34 @@ t.test('GET /journal returns JSON lines, after a cursor and up to a limit', asyn
   const all = await adminCall(rt, 'GET', '/journal');
   t.equal(all.status, 200);
   t.match(all.headers['content-type'], /application\/x-ndjson/);
-  const lines = all.body.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
-  t.same(lines.map((e) => e.rpc_id), ['j1', 'j2', 'j3']);
-  t.match(lines[0], { skill: 'inventory.search', fired: ['throttle-search'], error_code: 'RATE_LIMITED', retry_after_ms: 1500, status: 200, source: 'injected' });
+  const lines = all.body
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  t.same(
+    lines.map((e) => e.rpc_id),
+    ['j1', 'j2', 'j3'],
+  );
+  t.match(lines[0], {
+    skill: 'inventory.search',
+    fired: ['throttle-search'],
+    error_code: 'RATE_LIMITED',
+    retry_after_ms: 1500,
+    status: 200,
+    source: 'injected',
+  });
 
   const after = await adminCall(rt, 'GET', `/journal?since=${lines[0].id}&limit=1`);
-  const rest = after.body.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
-  t.same(rest.map((e) => e.rpc_id), ['j2']);
+  const rest = after.body
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  t.same(
+    rest.map((e) => e.rpc_id),
+    ['j2'],
+  );
 });
 
 t.test('GET /journal rejects a malformed cursor or limit', async (t) => {

@@ -116,9 +116,15 @@ t.test('ctl journal prints JSON lines, honouring --since and --limit', async (t)
   const all = await ctl(rt, ['journal']);
   t.equal(all.code, 0);
   const entries = all.lines.map((l) => JSON.parse(l));
-  t.same(entries.map((e) => e.rpc_id), ['a', 'b', 'c']);
+  t.same(
+    entries.map((e) => e.rpc_id),
+    ['a', 'b', 'c'],
+  );
   const some = await ctl(rt, ['journal', '--since', entries[0].id, '--limit', '1']);
-  t.same(some.lines.map((l) => JSON.parse(l).rpc_id), ['b']);
+  t.same(
+    some.lines.map((l) => JSON.parse(l).rpc_id),
+    ['b'],
+  );
 });
 
 t.test('ctl report prints the verdict table, or JSON with --json', async (t) => {
@@ -166,7 +172,10 @@ t.test("ctl events and ctl journal never pass a buyer's control characters to th
   clearInterval(poll);
   // An OSC window title, a C1 "clear screen", a line break faking a second event, a bidi override.
   const method = '\u001b]0;owned\u0007\u009b2J\n12:00:00.000  SendMessage  fake\u202e';
-  const reply = await request(`${rt.url}/a2a`, { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }), headers: { 'content-type': 'application/json' } });
+  const reply = await request(`${rt.url}/a2a`, {
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }),
+    headers: { 'content-type': 'application/json' },
+  });
   t.ok(reply.status > 0);
   t.equal((await running).code, 0);
   t.equal(seen.length, 1, 'one line for one request');

@@ -62,7 +62,10 @@ t.test('a client that stops reading never slows the proxy, and learns how many i
   }
   t.ok(rt.hub.dropped >= 50, `messages were dropped for the paused client (${rt.hub.dropped} of ${sent})`);
   t.equal(statuses.length, sent, 'every request was answered while the client was paused');
-  t.ok(statuses.every((s) => s === 404), 'answered by the dealer');
+  t.ok(
+    statuses.every((s) => s === 404),
+    'answered by the dealer',
+  );
 
   await untilMessage(brisk.ws, () => brisk.messages.length === sent);
   t.equal(brisk.messages.length, sent, 'a client that keeps reading misses nothing');

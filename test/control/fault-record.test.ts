@@ -7,8 +7,10 @@ import { request, skillRequest } from '../helpers/servers.js';
 
 const metricsOf = async (rt: Parameters<typeof adminCall>[0]) => (await adminCall(rt, 'GET', '/metrics')).body.toString('utf8');
 
-t.test('a rate limit that did not refuse is not a fault; its rule\'s delay is', async (t) => {
-  const rt = await startTestRuntime(t, { scenario: 'rules:\n  - id: capped\n    rate_limit: { limit: 1, window_ms: 60000 }\n    delay: { ms: 1, distribution: fixed }\n' });
+t.test("a rate limit that did not refuse is not a fault; its rule's delay is", async (t) => {
+  const rt = await startTestRuntime(t, {
+    scenario: 'rules:\n  - id: capped\n    rate_limit: { limit: 1, window_ms: 60000 }\n    delay: { ms: 1, distribution: fixed }\n',
+  });
   t.ok(JSON.parse((await callSkill(rt.url, 'inventory.search')).body.toString()).result, 'the first request is admitted');
   const [admitted] = rt.journal.entries();
   t.same(admitted!.fired, ['capped']);
@@ -37,7 +39,8 @@ t.test('header-forced faults are recorded by the same path', async (t) => {
     allowHeaderFaults: true,
     scenario: 'rules:\n  - id: slow-fail\n    match: { skill: nothing.here }\n    delay: { ms: 1, distribution: fixed }\n    error: VEHICLE_UNAVAILABLE\n',
   });
-  const forced = (value: string) => request(`${rt.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-aap-chaos': value }, body: skillRequest('inventory.search') });
+  const forced = (value: string) =>
+    request(`${rt.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-aap-chaos': value }, body: skillRequest('inventory.search') });
   await forced('slow-fail');
   await forced('IDEMPOTENCY_CONFLICT');
   const [byRule, byCode] = rt.journal.entries();

@@ -24,7 +24,10 @@ async function tempDir(t: Test): Promise<string> {
 t.test('the ring keeps the most recent entries, oldest first', async (t) => {
   const journal = new Journal({ ringSize: 3 });
   for (let n = 1; n <= 5; n++) journal.onRequestDone(entry(n));
-  t.same(journal.all().map((e) => e.rpc_id), [3, 4, 5]);
+  t.same(
+    journal.all().map((e) => e.rpc_id),
+    [3, 4, 5],
+  );
   journal.clear();
   t.same(journal.all(), []);
 });
@@ -33,10 +36,21 @@ t.test('since: entries finished after the cursor while it is in the ring, by ULI
   const journal = new Journal({ ringSize: 4 });
   // A slow request (n=1) finishes after a fast one (n=2) that started later.
   for (const n of [2, 1, 3]) journal.onRequestDone(entry(n));
-  t.same(journal.entries({ since: entry(2).id }).map((e) => e.rpc_id), [1, 3], 'the slow request is not skipped');
-  t.same(journal.entries({ since: entry(2).id, limit: 1 }).map((e) => e.rpc_id), [1]);
+  t.same(
+    journal.entries({ since: entry(2).id }).map((e) => e.rpc_id),
+    [1, 3],
+    'the slow request is not skipped',
+  );
+  t.same(
+    journal.entries({ since: entry(2).id, limit: 1 }).map((e) => e.rpc_id),
+    [1],
+  );
   for (const n of [4, 5, 6]) journal.onRequestDone(entry(n));
-  t.same(journal.entries({ since: entry(2).id }).map((e) => e.rpc_id), [3, 4, 5, 6], 'evicted cursor: by ULID order');
+  t.same(
+    journal.entries({ since: entry(2).id }).map((e) => e.rpc_id),
+    [3, 4, 5, 6],
+    'evicted cursor: by ULID order',
+  );
 });
 
 t.test('the file gets one JSON line per entry; flush resolves once they are written', async (t) => {

@@ -21,7 +21,11 @@ async function rateLimitingDealer(t: Test): Promise<Upstream & { sent: Buffer[] 
     if (!limited) last = now;
     const reply = limited
       ? buildAapError('1.3', 'RATE_LIMITED', id, { retryAfterMs: 1_000 - (now - last) })
-      : { jsonrpc: '2.0', id, result: { message: { messageId: `r-${id}`, role: 'ROLE_AGENT', parts: [{ data: { type: 'inventory.search.response', total: 0, vehicles: [] } }] } } };
+      : {
+          jsonrpc: '2.0',
+          id,
+          result: { message: { messageId: `r-${id}`, role: 'ROLE_AGENT', parts: [{ data: { type: 'inventory.search.response', total: 0, vehicles: [] } }] } },
+        };
     const bytes = Buffer.from(JSON.stringify(reply));
     sent.push(bytes);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
@@ -38,7 +42,10 @@ async function observing(t: Test, target: string, scenario?: string): Promise<Ru
 }
 
 const search = (url: string, id: number, buyer: string) =>
-  request(`${url}/a2a`, { body: skillRequest('inventory.search', { filters: { make: ['Honda'] } }, id), headers: { 'content-type': 'application/json', 'x-buyer': buyer } });
+  request(`${url}/a2a`, {
+    body: skillRequest('inventory.search', { filters: { make: ['Honda'] } }, id),
+    headers: { 'content-type': 'application/json', 'x-buyer': buyer },
+  });
 
 /** The next /events message that satisfies `test`. */
 function nextEvent(adminUrl: string, test: (message: any) => boolean): { opened: Promise<void>; message: Promise<any>; close(): void } {
@@ -107,7 +114,11 @@ t.test('--observe with a scenario: rules are decided and journaled, never applie
   t.same(reply.body, dealer.sent[0], "the dealer's reply, not the rule's error");
   t.same(rt.journal.all()[0]!.fired, ['always-fail'], 'the rule fired');
   t.equal(rt.journal.all()[0]!.dry_run, true);
-  const off = await fetch(`${rt.adminUrl}/dry-run`, { method: 'PUT', body: JSON.stringify({ enabled: false }), headers: { 'content-type': 'application/json' } });
+  const off = await fetch(`${rt.adminUrl}/dry-run`, {
+    method: 'PUT',
+    body: JSON.stringify({ enabled: false }),
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(off.status, 409);
   t.match(((await off.json()) as any).error.message, /observe mode/);
   t.equal(rt.status().dry_run, true);
@@ -153,6 +164,12 @@ t.test("--observe: the dealer's own retryable INTERNAL_ERROR grades backoff and 
   t.match(metrics, /aap_chaos_buyer_check_verdicts_total\{check="backoff",verdict="FAIL"\} [1-9]\n/, 'the retry chain, counted as it grew');
   t.match(metrics, /aap_chaos_buyer_check_verdicts_total\{check="idempotency",verdict="FAIL"\} 3\n/, 'one violation per retry under a new key');
   const report = rt.report();
-  t.match(report.checks.find((c) => c.check === 'backoff'), { verdict: 'FAIL', explanation: /at once/ });
-  t.match(report.checks.find((c) => c.check === 'idempotency'), { verdict: 'FAIL', explanation: /new idempotency_key/ });
+  t.match(
+    report.checks.find((c) => c.check === 'backoff'),
+    { verdict: 'FAIL', explanation: /at once/ },
+  );
+  t.match(
+    report.checks.find((c) => c.check === 'idempotency'),
+    { verdict: 'FAIL', explanation: /new idempotency_key/ },
+  );
 });

@@ -18,7 +18,10 @@ const scenario: Scenario = {
 async function search(url: string, session: string | undefined, id: number) {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'a2a-version': '1.0' };
   if (session !== undefined) headers['x-aap-chaos-session'] = session;
-  const reply = await request(`${url}/a2a`, { body: skillRequest('inventory.search', { filters: { make: ['Honda'] }, pagination: { limit: 1 } }, id), headers });
+  const reply = await request(`${url}/a2a`, {
+    body: skillRequest('inventory.search', { filters: { make: ['Honda'] }, pagination: { limit: 1 } }, id),
+    headers,
+  });
   return JSON.parse(reply.body.toString()) as { error?: { data?: { code?: string } } };
 }
 
@@ -37,7 +40,10 @@ t.test('two sessions in parallel: a times: 2 rule fires twice per session, and e
 
   const own = chaos.journal({ session: 'test-a' });
   t.equal(own.length, 4);
-  t.ok(own.every((e) => e.session === 'test-a'), 'journal lines carry their session');
+  t.ok(
+    own.every((e) => e.session === 'test-a'),
+    'journal lines carry their session',
+  );
   t.same(own.map((e) => e.rpc_id).sort(), [100, 101, 102, 103]);
 
   const reportA = chaos.report({ session: 'test-a' });
@@ -45,7 +51,10 @@ t.test('two sessions in parallel: a times: 2 rule fires twice per session, and e
   const evidence = reportA.checks.flatMap((c) => c.evidence);
   const idsOfB = new Set(chaos.journal({ session: 'test-b' }).map((e) => e.id));
   t.ok(evidence.length > 0, 'the report of a has evidence');
-  t.notOk(evidence.some((id) => idsOfB.has(id)), 'no evidence from session b in the report of a');
+  t.notOk(
+    evidence.some((id) => idsOfB.has(id)),
+    'no evidence from session b in the report of a',
+  );
 
   // Over the admin API, too.
   const http = async (path: string, method = 'GET') => {
@@ -55,7 +64,10 @@ t.test('two sessions in parallel: a times: 2 rule fires twice per session, and e
   };
   const journalB = await http('/journal?session=test-b');
   t.equal(journalB.status, 200);
-  const linesB = journalB.text.trim().split('\n').map((l) => JSON.parse(l));
+  const linesB = journalB.text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.same(linesB.map((e: { rpc_id: number }) => e.rpc_id).sort(), [200, 201, 202, 203]);
   const reportB = JSON.parse((await http('/report?session=test-b')).text);
   t.notOk(reportB.checks.flatMap((c: { evidence: string[] }) => c.evidence).some((id: string) => own.some((e) => e.id === id)));
@@ -68,7 +80,12 @@ t.test('two sessions in parallel: a times: 2 rule fires twice per session, and e
   // ctl report --session
   const lines: string[] = [];
   t.equal(await runCtl(['report', '--json', '--session', 'test-a'], { adminUrl: chaos.adminUrl, token: '', out: (l) => lines.push(l) }), 0);
-  t.same(JSON.parse(lines.join('\n')).checks.flatMap((c: { evidence: string[] }) => c.evidence).sort(), evidence.sort());
+  t.same(
+    JSON.parse(lines.join('\n'))
+      .checks.flatMap((c: { evidence: string[] }) => c.evidence)
+      .sort(),
+    evidence.sort(),
+  );
 
   // Resetting one session starts its counters afresh and leaves the other alone.
   const reset = await http('/sessions/test-a/reset', 'POST');
@@ -98,7 +115,10 @@ t.test('requests without the header share the default session; a configured head
 t.test('an unusable session id is noted and the request joins the default session', async (t) => {
   const chaos = await startChaos({ scenario });
   t.teardown(() => chaos.close());
-  await request(`${chaos.url}/a2a`, { body: skillRequest('inventory.search', {}, 1), headers: { 'content-type': 'application/json', 'x-aap-chaos-session': 'x'.repeat(129) } });
+  await request(`${chaos.url}/a2a`, {
+    body: skillRequest('inventory.search', {}, 1),
+    headers: { 'content-type': 'application/json', 'x-aap-chaos-session': 'x'.repeat(129) },
+  });
   const [line] = chaos.journal();
   t.equal(line!.session, undefined);
   t.match(line!.notes, [/x-aap-chaos-session ignored/]);
@@ -111,7 +131,14 @@ t.test('the session table is bounded in count and idle time', async (t) => {
   table.get(undefined, 20);
   table.get('a', 30); // a is now the most recently used
   table.get('c', 40); // over the limit: b, the least recently used, goes
-  t.same(table.list(40).map((s) => s.id).sort(), ['a', 'c', 'default'], 'the default session never counts or leaves');
+  t.same(
+    table
+      .list(40)
+      .map((s) => s.id)
+      .sort(),
+    ['a', 'c', 'default'],
+    'the default session never counts or leaves',
+  );
   const a = table.get('a', 50);
   a.keys.set('r', new Map([['k', { seen: 5, fired: 1, data: {} }]]));
   t.equal(table.get('a', 500).keys.size, 1, 'state kept while in use');
@@ -119,7 +146,9 @@ t.test('the session table is bounded in count and idle time', async (t) => {
 });
 
 t.test('a session header name that cannot be a header is refused with the flag named', async (t) => {
-  await t.rejects(startChaos({ sessionHeader: 'has space' }), { message: /^option sessionHeader \(flag --session-header\): "has space" is not an HTTP header name/ });
+  await t.rejects(startChaos({ sessionHeader: 'has space' }), {
+    message: /^option sessionHeader \(flag --session-header\): "has space" is not an HTTP header name/,
+  });
 });
 
 t.test('rate-limit windows and max_active_faults are per session too', async (t) => {
@@ -150,6 +179,9 @@ t.test('rate-limit windows and max_active_faults are per session too', async (t)
   await Promise.all([call('inventory.search', 'd', 6), call('inventory.search', 'e', 7)]);
   const fired = (session: string) => chaos.journal({ session }).filter((e) => e.fired.includes('slow')).length;
   t.equal(fired('c'), 1, 'same session: the second search found the slot taken');
-  t.match(chaos.journal({ session: 'c' }).flatMap((e) => e.effects), [/max_active_faults \(1\) reached/]);
+  t.match(
+    chaos.journal({ session: 'c' }).flatMap((e) => e.effects),
+    [/max_active_faults \(1\) reached/],
+  );
   t.same([fired('d'), fired('e')], [1, 1], 'different sessions: each has its own slot');
 });

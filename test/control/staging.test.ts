@@ -20,7 +20,11 @@ t.test('PUT /scenario?ttl= reverts to pass-through by itself, with an audit entr
   await waitFor(() => runtime.status().scenario === null, 5_000);
   t.same(runtime.status().ttl, [], 'no time left to show');
   t.notOk(JSON.parse((await callSkill(runtime.url, 'inventory.search')).body.toString()).error, 'requests pass through again');
-  const audit = (await adminCall(runtime, 'GET', '/audit')).body.toString().trim().split('\n').map((l) => JSON.parse(l));
+  const audit = (await adminCall(runtime, 'GET', '/audit')).body
+    .toString()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.match(audit, [
     { action: 'scenario-load', scenario_before: null, scenario_after: /^[0-9a-f]{64}$/, detail: 'ttl 400ms', remote: '127.0.0.1' },
     { action: 'scenario-revert', scenario_after: null, detail: 'ttl expired', remote: null, prev: audit[0].hash },
@@ -50,7 +54,11 @@ t.test('PUT /rules/ID/enabled?ttl= switches a rule back by itself', async (t) =>
   t.match(runtime.status().ttl, [{ target: 'rule:throttle-search' }], '/status shows the time left');
   await waitFor(() => runtime.status().rules.find((r) => r.id === 'throttle-search')!.enabled, 5_000);
   t.same(runtime.status().ttl, []);
-  const actions = (await adminCall(runtime, 'GET', '/audit')).body.toString().trim().split('\n').map((l) => JSON.parse(l).action);
+  const actions = (await adminCall(runtime, 'GET', '/audit')).body
+    .toString()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).action);
   t.same(actions, ['rule-switch', 'rule-revert']);
 });
 
@@ -116,5 +124,11 @@ rules: []
   t.match(problems.join('\n'), /g\.yaml:7:\d+ .*\/guardrails\/1\/metric.*needs "skill"/);
   t.match(problems.join('\n'), /g\.yaml:9:\d+ .*\/guardrails\/2\/name.*duplicate guardrail name "success"/);
   t.match(problems.join('\n'), /g\.yaml:12:\d+ .*\/guardrails\/2\/faults/);
-  t.ok(loadScenarioText(TEST_SCENARIO.replace('rules:', 'guardrails:\n  - { name: fast, metric: p99_latency_ms, skill: inventory.search, max: 800 }\nrules:'), 'ok.yaml').ok, 'a good one loads');
+  t.ok(
+    loadScenarioText(
+      TEST_SCENARIO.replace('rules:', 'guardrails:\n  - { name: fast, metric: p99_latency_ms, skill: inventory.search, max: 800 }\nrules:'),
+      'ok.yaml',
+    ).ok,
+    'a good one loads',
+  );
 });

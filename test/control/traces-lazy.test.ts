@@ -32,7 +32,10 @@ t.test('no @opentelemetry module is imported without an endpoint; one is with it
        return next(specifier, context);
      }\n`,
   );
-  writeFileSync(path.join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(path.join(dir, 'hooks.mjs')).href)});\n`);
+  writeFileSync(
+    path.join(dir, 'register.mjs'),
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(path.join(dir, 'hooks.mjs')).href)});\n`,
+  );
   writeFileSync(
     path.join(dir, 'serve.mjs'),
     `import { startRuntime } from ${JSON.stringify(RUNTIME)};

@@ -108,7 +108,10 @@ t.test('a buyer traceparent: server span in that trace, fault events, attributes
     ],
     'one event per fault that fired',
   );
-  t.ok(faults.every((e) => typeof e.attributes['aap_chaos.fault.explain'] === 'string' && (e.attributes['aap_chaos.fault.explain'] as string).length > 0), 'each with its sentence');
+  t.ok(
+    faults.every((e) => typeof e.attributes['aap_chaos.fault.explain'] === 'string' && (e.attributes['aap_chaos.fault.explain'] as string).length > 0),
+    'each with its sentence',
+  );
 
   t.equal(client.traceId, traceId, 'the client span is in the same trace');
   t.equal(client.parentSpanId, search.spanId, 'a child of the server span');
@@ -155,8 +158,15 @@ t.test("a buyer's unsampled trace: no span is exported, and its trace still reac
   await call(rt.url, 'dealer.information', 1, { traceparent: `00-${traceId}-b7ad6b7169203331-00` });
   await call(rt.url, 'dealer.information', 2); // a sampled one after it, to know the batch went out
   await receiver.until((spans) => spans.length >= 2);
-  t.notOk(receiver.spans.some((s) => s.traceId === traceId), 'the unsampled exchange has no exported span');
-  t.match(upstream.seen.find((r) => r.method === 'POST')!.headers.traceparent, new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`), 'the dealer gets the same trace, unsampled');
+  t.notOk(
+    receiver.spans.some((s) => s.traceId === traceId),
+    'the unsampled exchange has no exported span',
+  );
+  t.match(
+    upstream.seen.find((r) => r.method === 'POST')!.headers.traceparent,
+    new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`),
+    'the dealer gets the same trace, unsampled',
+  );
 });
 
 /** A collector that accepts connections and never answers. */
@@ -189,7 +199,12 @@ for (const [what, collector] of [
   t.test(`a collector that ${what}: every request is answered as without traces, and the lost spans are counted`, async (t) => {
     const upstream = await dealer(t);
     const endpoint = await collector(t);
-    const rt = await runtime(t, upstream.url, endpoint, { OTEL_BSP_SCHEDULE_DELAY: '10', OTEL_EXPORTER_OTLP_TIMEOUT: '300', OTEL_BSP_MAX_QUEUE_SIZE: '8', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '4' });
+    const rt = await runtime(t, upstream.url, endpoint, {
+      OTEL_BSP_SCHEDULE_DELAY: '10',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '300',
+      OTEL_BSP_MAX_QUEUE_SIZE: '8',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '4',
+    });
     const requests = 30;
     for (let i = 1; i <= requests; i++) {
       const reply = await call(rt.url, 'dealer.information', i);
@@ -200,7 +215,9 @@ for (const [what, collector] of [
     t.equal(JSON.parse(limited.body.toString()).error.code, -32002, 'faults still apply');
     // 30 forwarded exchanges (server + client span) and one injected one (server span).
     const spans = 2 * requests + 1;
-    const read = async () => (await sample(rt, 'aap_chaos_spans_dropped_total', 'reason="queue_full"')) + (await sample(rt, 'aap_chaos_spans_dropped_total', 'reason="export_failed"'));
+    const read = async () =>
+      (await sample(rt, 'aap_chaos_spans_dropped_total', 'reason="queue_full"')) +
+      (await sample(rt, 'aap_chaos_spans_dropped_total', 'reason="export_failed"'));
     const dropped = await eventually(read, spans);
     t.equal(dropped, spans, 'every span is counted as dropped, once');
     t.ok((await sample(rt, 'aap_chaos_spans_dropped_total', 'reason="export_failed"')) > 0, 'failed exports are counted');
@@ -211,7 +228,10 @@ const BIN = fileURLToPath(new URL('../../bin/aap-chaos.js', import.meta.url));
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, '--port', '0', '--admin-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [BIN, '--port', '0', '--admin-port', '0', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c) => (out += c));

@@ -29,7 +29,10 @@ t.test('GET /scenarios lists the built-ins', async (t) => {
   const { status, json } = await adminCall(rt, 'GET', '/scenarios');
   t.equal(status, 200);
   t.ok(json.scenarios.length >= 5);
-  t.match(json.scenarios.find((s: { name: string }) => s.name === 'rate-limit-storm'), { name: 'rate-limit-storm', description: String });
+  t.match(
+    json.scenarios.find((s: { name: string }) => s.name === 'rate-limit-storm'),
+    { name: 'rate-limit-storm', description: String },
+  );
 });
 
 t.test('PUT /dry-run stops every fault and resumes them', async (t) => {

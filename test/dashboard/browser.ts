@@ -36,7 +36,8 @@ export async function openDashboard(root: Test, t: Test, adminUrl: string, opts:
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('console', (msg) => {
     // An API answer the page handles (401, 422 …) is logged by Chromium too; that is no fault of the page.
-    if (msg.type() === 'error' && !/^Failed to load resource: the server responded with a status of/.test(msg.text())) problems.push(`console error: ${msg.text()}`);
+    if (msg.type() === 'error' && !/^Failed to load resource: the server responded with a status of/.test(msg.text()))
+      problems.push(`console error: ${msg.text()}`);
   });
   await page.goto(`${adminUrl}/`);
   if (opts.waitLive !== false) await page.locator('#live[data-state="open"]').waitFor();

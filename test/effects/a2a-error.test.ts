@@ -10,12 +10,17 @@ t.test('pure: the code by name, the message override, and -32008 with its URI', 
   const nf = createA2aErrorEffect(loadedRule('rules:\n  - { id: nf, a2a_error: TASK_NOT_FOUND, message: gone }\n')).decide(effectContext())!;
   t.equal(nf.explain, 'TASK_NOT_FOUND (-32001)');
   t.match(nf.action, { type: 'reply', status: 200, envelope: { error: { code: -32001, message: 'gone' } } });
-  const ext = createA2aErrorEffect(loadedRule('rules:\n  - { id: ext, a2a_error: EXTENSION_SUPPORT_REQUIRED }\n')).decide(effectContext({ extensionUri: 'urn:x:aap' }))!;
+  const ext = createA2aErrorEffect(loadedRule('rules:\n  - { id: ext, a2a_error: EXTENSION_SUPPORT_REQUIRED }\n')).decide(
+    effectContext({ extensionUri: 'urn:x:aap' }),
+  )!;
   t.match(ext.action, { envelope: { error: { code: -32008, message: /urn:x:aap/ } } });
 });
 
 t.test('a2a_error: A2A errors by name, -32008 never bare', async (t) => {
-  const h = await harness(t, `rules:\n  - id: nf\n    match: { skill: inventory.search }\n    a2a_error: TASK_NOT_FOUND\n  - id: ext\n    match: { skill: lead.submit }\n    a2a_error: EXTENSION_SUPPORT_REQUIRED\n`);
+  const h = await harness(
+    t,
+    `rules:\n  - id: nf\n    match: { skill: inventory.search }\n    a2a_error: TASK_NOT_FOUND\n  - id: ext\n    match: { skill: lead.submit }\n    a2a_error: EXTENSION_SUPPORT_REQUIRED\n`,
+  );
   const nf = h.json(await h.call('inventory.search'));
   t.equal(nf.error.code, -32001);
   t.equal(nf.error.data[0].reason, 'TASK_NOT_FOUND');

@@ -22,7 +22,9 @@ t.test('card: the card a buyer fetches is patched; JSON-RPC calls are not touche
   const h = await harness(t, 'rules:\n  - id: renamed\n    card: { patch: [{ op: replace, path: /name, value: Renamed } ] }\n', {
     dealer: (req, res, body) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(req.url === '/.well-known/agent-card.json' ? JSON.stringify(card) : JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(body.toString()).id, result: {} }));
+      res.end(
+        req.url === '/.well-known/agent-card.json' ? JSON.stringify(card) : JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(body.toString()).id, result: {} }),
+      );
     },
   });
   const served = JSON.parse((await request(h.proxy.url + '/.well-known/agent-card.json')).body.toString());

@@ -20,7 +20,11 @@ t.test('pure: rules combine into one step that also changes injected envelopes; 
 });
 
 t.test('envelope: shuffled and padded data, synthesized and from the dealer', async (t) => {
-  const h = await harness(t, `rules:\n  - id: lossy\n    envelope: { shuffle: true, unknown_detail: true }\n  - id: err\n    match: { skill: inventory.search }\n    error: INTERNAL_ERROR\n`, { proxy: { profile: '2.0' } });
+  const h = await harness(
+    t,
+    `rules:\n  - id: lossy\n    envelope: { shuffle: true, unknown_detail: true }\n  - id: err\n    match: { skill: inventory.search }\n    error: INTERNAL_ERROR\n`,
+    { proxy: { profile: '2.0' } },
+  );
   const env = h.json(await h.call('inventory.search'));
   const types = env.error.data.map((d: any) => d['@type']);
   t.equal(types.length, 3, 'ErrorInfo, the AAP payload and one unknown entry');
@@ -28,7 +32,10 @@ t.test('envelope: shuffled and padded data, synthesized and from the dealer', as
   t.equal(types[0], 'type.googleapis.com/google.rpc.ErrorInfo', 'ErrorInfo still leads, as the seed requires');
   t.not(types[1], 'https://autoagentprotocol.org/extensions/aap/error', 'the entries after it are reordered');
   t.same(seedViolations(env, '2.0'), [], 'the untidy envelope is still valid by the seed');
-  t.ok(env.error.data.some((d: any) => d['@type'] === 'https://autoagentprotocol.org/extensions/aap/error' && d.code === 'INTERNAL_ERROR'), 'the AAP payload is still findable by @type');
+  t.ok(
+    env.error.data.some((d: any) => d['@type'] === 'https://autoagentprotocol.org/extensions/aap/error' && d.code === 'INTERNAL_ERROR'),
+    'the AAP payload is still findable by @type',
+  );
   const dealerOwn = await harness(t, `rules:\n  - id: lossy\n    envelope: { unknown_detail: true }\n`, {
     proxy: { profile: '1.3' },
     dealer: (_req, res) => {
@@ -38,6 +45,6 @@ t.test('envelope: shuffled and padded data, synthesized and from the dealer', as
   });
   const own = dealerOwn.json(await dealerOwn.call('inventory.vehicle'));
   t.equal(own.error.data.code, 'VEHICLE_NOT_FOUND');
-  t.ok('x_unknown_field' in own.error.data, '1.3: unknown fields added to the dealer\'s own payload');
-  t.equal(dealerOwn.journal[0]!.error_code, 'VEHICLE_NOT_FOUND', 'the journal names the dealer\'s own error');
+  t.ok('x_unknown_field' in own.error.data, "1.3: unknown fields added to the dealer's own payload");
+  t.equal(dealerOwn.journal[0]!.error_code, 'VEHICLE_NOT_FOUND', "the journal names the dealer's own error");
 });

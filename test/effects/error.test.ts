@@ -21,12 +21,20 @@ t.test('pure: the short form is normalised once as effects are built, and both f
   t.equal(a.action.status, 200);
   t.match(a.action.envelope, { error: { code: -32002, data: { code: 'RATE_LIMITED', message: 'slow down', details: { retry_after_ms: 2000 } } } });
   t.same(envelopeProblems('1.3', JSON.parse(a.action.body.toString())), []);
-  t.match(b.action.envelope, a.action.envelope && { error: { code: -32002, data: { code: 'RATE_LIMITED', message: 'slow down', details: { retry_after_ms: 2000 } } } }, 'the object form decides the same');
+  t.match(
+    b.action.envelope,
+    a.action.envelope && { error: { code: -32002, data: { code: 'RATE_LIMITED', message: 'slow down', details: { retry_after_ms: 2000 } } } },
+    'the object form decides the same',
+  );
 });
 
 t.test('error: the typed AAP envelope of the active profile, with overrides', async (t) => {
   for (const profile of ['1.3', '2.0'] as const) {
-    const h = await harness(t, `rules:\n  - id: boom\n    error: VEHICLE_UNAVAILABLE\n    retryable: true\n    message: Sold an hour ago\n    details: { vin: V1 }\n`, { proxy: { profile } });
+    const h = await harness(
+      t,
+      `rules:\n  - id: boom\n    error: VEHICLE_UNAVAILABLE\n    retryable: true\n    message: Sold an hour ago\n    details: { vin: V1 }\n`,
+      { proxy: { profile } },
+    );
     const reply = await h.call('inventory.vehicle', { vin: 'V1' }, { id: 'abc' });
     const env = h.json(reply);
     t.equal(reply.status, 200, 'JSON-RPC errors travel on HTTP 200');

@@ -14,7 +14,10 @@ t.test('pure: status, headers lower-cased, body', async (t) => {
 });
 
 t.test('http: raw non-JSON-RPC replies', async (t) => {
-  const h = await harness(t, `rules:\n  - id: gw\n    http: { status: 503, headers: { Retry-After: "7", content-type: text/html }, body: "<h1>Service Unavailable</h1>" }\n`);
+  const h = await harness(
+    t,
+    `rules:\n  - id: gw\n    http: { status: 503, headers: { Retry-After: "7", content-type: text/html }, body: "<h1>Service Unavailable</h1>" }\n`,
+  );
   const reply = await h.call('inventory.search');
   t.equal(reply.status, 503);
   t.equal(reply.headers['retry-after'], '7');

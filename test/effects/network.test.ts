@@ -8,7 +8,9 @@ import { skillRequest } from '../helpers/servers.js';
 import { classified, effectContext, loadedRule } from '../helpers/effect-context.js';
 
 t.test('pure: each form maps to one transport primitive', async (t) => {
-  const action = (spec: string) => createNetworkEffect(loadedRule(`rules:\n  - { id: n, network: ${spec} }\n`)).decide(effectContext({ request: classified('inventory.search', {}, 'abc') }))!.action;
+  const action = (spec: string) =>
+    createNetworkEffect(loadedRule(`rules:\n  - { id: n, network: ${spec} }\n`)).decide(effectContext({ request: classified('inventory.search', {}, 'abc') }))!
+      .action;
   t.same(action('reset'), { type: 'reset' });
   t.same(action('hang'), { type: 'hang', maxMs: DEFAULT_HANG_MS });
   t.same(action('{ hang_ms: 150 }'), { type: 'hang', maxMs: 150 });

@@ -20,7 +20,12 @@ t.test('every rule key is an annotated effect or a known rule key', async (t) =>
     if (kind === undefined) t.ok(RULE_KEYS.includes(key), `${key}: not an effect, so it must be a rule key the engine reads`);
     else t.ok(kind === 'terminal' ? TERMINAL_EFFECTS.includes(key as never) : MODIFIER_EFFECTS.includes(key as never), `${key} is listed as ${kind}`);
   }
-  t.same([...TERMINAL_EFFECTS, ...MODIFIER_EFFECTS].sort(), Object.keys(ruleProperties).filter((k) => ruleProperties[k]!['x-aap-effect']).sort());
+  t.same(
+    [...TERMINAL_EFFECTS, ...MODIFIER_EFFECTS].sort(),
+    Object.keys(ruleProperties)
+      .filter((k) => ruleProperties[k]!['x-aap-effect'])
+      .sort(),
+  );
 });
 
 t.test('the generated lists and registry are fresh', async (t) => {
@@ -31,12 +36,23 @@ t.test('the generated lists and registry are fresh', async (t) => {
 t.test('each key builds an effect of its kind and name', async (t) => {
   for (const key of TERMINAL_EFFECTS) t.equal(typeof TERMINALS[key], 'function', key);
   for (const key of MODIFIER_EFFECTS) t.equal(typeof MODIFIERS[key], 'function', key);
-  const loaded = loadScenarioText('rules:\n  - { id: all, delay: { ms: 1 }, bandwidth: { bytes_per_s: 10 }, patch: [{ op: add, path: /x, value: 1 }], error: INTERNAL_ERROR }\n', 'r.yaml');
+  const loaded = loadScenarioText(
+    'rules:\n  - { id: all, delay: { ms: 1 }, bandwidth: { bytes_per_s: 10 }, patch: [{ op: add, path: /x, value: 1 }], error: INTERNAL_ERROR }\n',
+    'r.yaml',
+  );
   t.ok(loaded.ok);
   if (!loaded.ok) return;
   const { terminal, modifiers } = effectsOf(loaded.scenario.rules![0]!);
   t.same([terminal?.name, terminal?.terminal], ['error', true]);
-  t.same(modifiers.map((m) => [m.name, m.terminal]), [['delay', false], ['patch', false], ['bandwidth', false]], 'modifiers in the schema order');
+  t.same(
+    modifiers.map((m) => [m.name, m.terminal]),
+    [
+      ['delay', false],
+      ['patch', false],
+      ['bandwidth', false],
+    ],
+    'modifiers in the schema order',
+  );
 });
 
 t.test('an unknown x-aap-effect kind is refused by the validator keyword', async (t) => {

@@ -16,7 +16,9 @@ t.test('pure: unmet answers -32008 then -32009; met goes on to the dealer', asyn
 });
 
 t.test('require: -32008 without the extension, -32009 for absent, empty or wrong versions, pass when met', async (t) => {
-  const h = await harness(t, `rules:\n  - id: policy\n    require: { extension: true, version: "1.0" }\n`, { proxy: { profile: '2.0', extensionUri: 'https://draft.autoagentprotocol.invalid/extensions/aap/latest' } });
+  const h = await harness(t, `rules:\n  - id: policy\n    require: { extension: true, version: "1.0" }\n`, {
+    proxy: { profile: '2.0', extensionUri: 'https://draft.autoagentprotocol.invalid/extensions/aap/latest' },
+  });
   const uri = 'https://draft.autoagentprotocol.invalid/extensions/aap/latest';
   const missing = h.json(await h.call('inventory.search', {}, { headers: { 'a2a-version': '1.0' } }));
   t.equal(missing.error.code, -32008);

@@ -23,7 +23,10 @@ t.test('max_active_faults caps concurrent injected faults', async (t) => {
   t.ok(h.json(a).result && h.json(b).result);
   const fired = h.journal.filter((e) => e.fired.includes('slow')).length;
   t.equal(fired, 1, 'only one of two concurrent requests got the fault');
-  t.ok(h.journal.some((e) => e.effects.some((s) => s.includes('max_active_faults'))), 'the skip is journaled');
+  t.ok(
+    h.journal.some((e) => e.effects.some((s) => s.includes('max_active_faults'))),
+    'the skip is journaled',
+  );
 });
 
 t.test('--dry-run decides and journals but changes nothing', async (t) => {
@@ -44,7 +47,10 @@ t.test('--allow-header-faults: x-aap-chaos forces a rule or an AAP code; off by 
 });
 
 t.test('the proxy never throws on odd requests under rules that inspect bodies', async (t) => {
-  const h = await harness(t, `rules:\n  - id: b\n    match: { body: [{ pointer: /params/message/parts/0/data/vin, exists: true }] }\n    error: VEHICLE_NOT_FOUND\n`);
+  const h = await harness(
+    t,
+    `rules:\n  - id: b\n    match: { body: [{ pointer: /params/message/parts/0/data/vin, exists: true }] }\n    error: VEHICLE_NOT_FOUND\n`,
+  );
   for (const body of ['nope', '[1,2]', '{}', '']) {
     const reply = await request(h.proxy.url + '/a2a', { method: 'POST', body });
     t.equal(reply.status, 200, `forwarded ${JSON.stringify(body)}`);

@@ -6,7 +6,8 @@ import { loadScenarioText } from '../../src/scenario/load.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { classifyRequest } from '../../src/protocol/classify.js';
 
-const faulted = async (h: Harness, skill: string, data: Record<string, unknown> = {}, headers: Record<string, string> = {}) => !!h.json(await h.call(skill, data, { headers })).error;
+const faulted = async (h: Harness, skill: string, data: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  !!h.json(await h.call(skill, data, { headers })).error;
 
 t.test('match: skill (string and list), method, path, headers, body, extension', async (t) => {
   const h = await harness(
@@ -38,7 +39,10 @@ t.test('match: skill (string and list), method, path, headers, body, extension',
   t.notOk(await faulted(h, 'inventory.facets', {}, { 'x-key': 'k' }));
   t.ok(await faulted(h, 'inventory.search', { filters: { make: ['Honda'], year_min: 2021 }, query: 'civic ex' }), 'all body tests hold');
   t.notOk(await faulted(h, 'inventory.search', { filters: { make: ['Honda'], year_min: 2019 }, query: 'civic ex' }), 'in fails');
-  t.notOk(await faulted(h, 'inventory.search', { filters: { make: ['Honda'], year_min: 2021 }, query: 'civic', pagination: { limit: 1 } }), 'exists: false fails');
+  t.notOk(
+    await faulted(h, 'inventory.search', { filters: { make: ['Honda'], year_min: 2021 }, query: 'civic', pagination: { limit: 1 } }),
+    'exists: false fails',
+  );
   t.ok(await faulted(h, 'dealer.information'), 'extension missing');
   t.notOk(await faulted(h, 'dealer.information', {}, { 'a2a-extensions': 'https://autoagentprotocol.org/extensions/aap/v1.3' }), 'extension present');
 });
@@ -60,7 +64,10 @@ t.test('when: after, every, times', async (t) => {
 });
 
 t.test('when: from_s and until_s measure time since the scenario was loaded', async (t) => {
-  const h = await harness(t, `rules:\n  - { id: early, when: { until_s: 0.5 }, error: INTERNAL_ERROR }\n  - { id: late, when: { from_s: 0.6 }, error: RATE_LIMITED, retry_after_ms: 5 }\n`);
+  const h = await harness(
+    t,
+    `rules:\n  - { id: early, when: { until_s: 0.5 }, error: INTERNAL_ERROR }\n  - { id: late, when: { from_s: 0.6 }, error: RATE_LIMITED, retry_after_ms: 5 }\n`,
+  );
   const first = h.json(await h.call('inventory.search'));
   t.equal(first.error.data.code, 'INTERNAL_ERROR', 'inside the early window');
   // The windows are measured in time since load: the only way to reach the second one is to wait.
@@ -110,11 +117,17 @@ t.test('key: ip, header:NAME and skill keep separate counters', async (t) => {
 });
 
 t.test('disabled rules never fire; counters per rule', async (t) => {
-  const h = await harness(t, `rules:\n  - { id: off, enabled: false, error: INTERNAL_ERROR }\n  - { id: on, match: { skill: lead.submit }, error: INTERNAL_ERROR }\n`);
+  const h = await harness(
+    t,
+    `rules:\n  - { id: off, enabled: false, error: INTERNAL_ERROR }\n  - { id: on, match: { skill: lead.submit }, error: INTERNAL_ERROR }\n`,
+  );
   t.notOk(await faulted(h, 'inventory.search'));
   t.ok(await faulted(h, 'lead.submit'));
   const engine = h.proxy.proxy.decider as ReturnType<typeof createEngine>;
-  t.match(engine.rules(), [{ id: 'off', enabled: false, matched: 0, fired: 0 }, { id: 'on', matched: 1, fired: 1 }]);
+  t.match(engine.rules(), [
+    { id: 'off', enabled: false, matched: 0, fired: 0 },
+    { id: 'on', matched: 1, fired: 1 },
+  ]);
   t.ok(engine.setEnabled('off', true));
   t.ok(await faulted(h, 'inventory.search'), 'switched on live');
 });
@@ -132,7 +145,17 @@ t.test('the rule index keeps scenario order across exact-value lookups and plain
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
   const engine = createEngine(loaded.scenario, { seed: 1 });
   const fired = (headers: Record<string, string>, id: number) =>
-    engine.decide({ request: classifyRequest({ method: 'POST', url: '/a2a', headers, clientIp: '1', body: Buffer.from(skillRequest('inventory.vehicle', { vin: 'V1' }, id)) }), profile: '1.3', extensionUri: 'u' }).fired;
+    engine.decide({
+      request: classifyRequest({
+        method: 'POST',
+        url: '/a2a',
+        headers,
+        clientIp: '1',
+        body: Buffer.from(skillRequest('inventory.vehicle', { vin: 'V1' }, id)),
+      }),
+      profile: '1.3',
+      extensionUri: 'u',
+    }).fired;
   t.same(fired({ 'x-lane': 'a' }, 1), ['h1', 'p1', 'b1', 'last']);
   t.same(fired({ 'x-lane': 'b' }, 2), ['p1', 'b1', 'h2', 'b2', 'last']);
   t.same(fired({}, 3), ['p1', 'b1', 'last']);
@@ -147,7 +170,11 @@ t.test('a decision of terminal effects alone shares the empty plan; a modifier g
   if (!loaded.ok) throw new Error('scenario');
   const engine = createEngine(loaded.scenario, { seed: 1 });
   const decide = (skill: string) =>
-    engine.decide({ request: classifyRequest({ method: 'POST', url: '/a2a', headers: {}, clientIp: '1', body: Buffer.from(skillRequest(skill)) }), profile: '1.3', extensionUri: 'u' });
+    engine.decide({
+      request: classifyRequest({ method: 'POST', url: '/a2a', headers: {}, clientIp: '1', body: Buffer.from(skillRequest(skill)) }),
+      profile: '1.3',
+      extensionUri: 'u',
+    });
   const error = decide('inventory.search');
   t.equal(error.terminal?.ruleId, 'boom');
   t.equal(error.plan, PASS_THROUGH.plan, 'no plan is made for an injected error');

@@ -44,24 +44,31 @@ function killAtEnd(t: Test, pidFile: string, group = false): void {
 }
 
 /** `aap-chaos exam` in a child process; `ended` resolves with its exit code and output. */
-function startExam(t: Test, args: string[]): { child: ChildProcess; ended: Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> } {
+function startExam(
+  t: Test,
+  args: string[],
+): { child: ChildProcess; ended: Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> } {
   const child = spawn(process.execPath, [BIN, 'exam', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => void child.kill('SIGKILL'));
   let out = '';
   let err = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (err += c));
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out, err })));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, out, err })),
+  );
   return { child, ended };
 }
 
 /** Resolves with `promise`, or rejects once `ms` have passed (then the test fails instead of hanging). */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([promise, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
-t.test('a setsid helper holding the buyer\'s stdout open: the exam ends soon after the buyer exits, with what it printed', async (t) => {
+t.test("a setsid helper holding the buyer's stdout open: the exam ends soon after the buyer exits, with what it printed", async (t) => {
   const pidFile = path.join(dir, 'helper.pid');
   killAtEnd(t, pidFile);
   // The buyer waits until the helper has left its group (the helper writes its pid after setsid), then exits.

@@ -19,7 +19,11 @@ t.test('--write-baseline then --baseline: an expected FAIL keeps exit 0; once fi
   t.equal(written.code, 0, written.err);
   const text = readFileSync(file, 'utf8');
   t.match(text, /- requirement: AAP-BUYER-001\n {2}scenario: throttle-once\n {2}reason: TODO\n/);
-  t.same([...text.matchAll(/requirement: (\S+)/g)].map((m) => m[1]), ['AAP-BUYER-001', 'AAP-BUYER-007'], 'the FAILs of the run (the resent search also storms), nothing else');
+  t.same(
+    [...text.matchAll(/requirement: (\S+)/g)].map((m) => m[1]),
+    ['AAP-BUYER-001', 'AAP-BUYER-007'],
+    'the FAILs of the run (the resent search also storms), nothing else',
+  );
 
   const [expected, stale] = await Promise.all([
     exam([...scenario, '--seed', '1', '--baseline', file, '--junit', path.join(dir, 'x.xml'), '--html', path.join(dir, 'x.html'), ...buyer]),
@@ -29,7 +33,10 @@ t.test('--write-baseline then --baseline: an expected FAIL keeps exit 0; once fi
   t.match(expected.out, /^throttle-once +XFAIL /m);
   t.match(expected.out, new RegExp(`^EXPECTED FAIL throttle-once retry-after \\(AAP-BUYER-001\\): TODO \\[${file.replace(/[.]/g, '\\.')}:3\\]$`, 'm'));
   t.match(readFileSync(path.join(dir, 'x.xml'), 'utf8'), /<skipped message="EXPECTED FAIL/);
-  t.match(readFileSync(path.join(dir, 'x.html'), 'utf8'), /<td class="NE" title="[^"]*aap-baseline\.yaml:3: TODO"><a href="#ev-0-0-retry-after">EXPECTED FAIL<\/a>/);
+  t.match(
+    readFileSync(path.join(dir, 'x.html'), 'utf8'),
+    /<td class="NE" title="[^"]*aap-baseline\.yaml:3: TODO"><a href="#ev-0-0-retry-after">EXPECTED FAIL<\/a>/,
+  );
 
   t.equal(stale.code, 1, stale.err);
   const json = JSON.parse(stale.out) as { verdict: string; baseline: { stale: { requirement: string; line: number }[] } };
@@ -39,7 +46,10 @@ t.test('--write-baseline then --baseline: an expected FAIL keeps exit 0; once fi
     { requirement: 'AAP-BUYER-007', scenario: 'throttle-once', reason: 'TODO', line: 6 },
   ]);
   const table = await exam([...scenario, '--seed', '2', '--baseline', file, ...buyer]);
-  t.match(table.out, new RegExp(`^STALE ${file.replace(/[.]/g, '\\.')}:3: AAP-BUYER-001 in throttle-once now passes in every run it covers; delete this entry`, 'm'));
+  t.match(
+    table.out,
+    new RegExp(`^STALE ${file.replace(/[.]/g, '\\.')}:3: AAP-BUYER-001 in throttle-once now passes in every run it covers; delete this entry`, 'm'),
+  );
 });
 
 t.test('a baseline naming an unknown requirement or scenario is a usage error with file:line', async (t) => {

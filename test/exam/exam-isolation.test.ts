@@ -19,7 +19,14 @@ console.log(JSON.stringify({ names, code: reply.error?.data?.code ?? null }));
 t.test('exam under AAP_CHAOS_STATE keeps to its own memory state; the buyer gets no aap-chaos secret', { skip: redisMissing() }, async (t) => {
   const redis = await startRedis();
   // A live fleet, running a scenario that fails every search.
-  const fleet = await startRuntime({ port: 0, adminPort: 0, env: {}, state: redis.url, replicaId: 'live', scenario: 'scenario: live-failing\nrules:\n  - { id: fail, match: { skill: inventory.search }, error: INTERNAL_ERROR }\n' });
+  const fleet = await startRuntime({
+    port: 0,
+    adminPort: 0,
+    env: {},
+    state: redis.url,
+    replicaId: 'live',
+    scenario: 'scenario: live-failing\nrules:\n  - { id: fail, match: { skill: inventory.search }, error: INTERNAL_ERROR }\n',
+  });
   const client = new Redis(redis.url);
   t.teardown(async () => {
     client.disconnect();
@@ -35,7 +42,7 @@ t.test('exam under AAP_CHAOS_STATE keeps to its own memory state; the buyer gets
   const json = JSON.parse(outcome.out) as ExamJson;
   const run = json.scenarios[0]!.runs[0]!;
   const seen = JSON.parse(run.buyer.stdout.trim().split('\n').pop()!) as { names: string[]; code: string | null };
-  t.equal(seen.code, null, 'the run applied its own scenario (passthrough), not the fleet\'s');
+  t.equal(seen.code, null, "the run applied its own scenario (passthrough), not the fleet's");
   t.notOk(seen.names.includes('AAP_CHAOS_STATE'), `the buyer got no AAP_CHAOS_STATE (${seen.names.join(', ')})`);
   t.notOk(seen.names.includes('AAP_CHAOS_ADMIN_TOKEN'), 'nor the admin token');
   t.notMatch(outcome.out + outcome.err, /fleet-password-123|admin-token-456/, 'no secret in the exam output');

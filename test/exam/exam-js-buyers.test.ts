@@ -51,10 +51,26 @@ t.test('the naive JS buyer: the expected FAILs, exit 1, its output tail shown; a
   t.equal(run.code, 1, run.err);
   const xml = readFileSync(junit, 'utf8');
   for (const [scenario, expected] of Object.entries(naiveFails)) {
-    const failed = [...xml.matchAll(new RegExp(`<testcase classname="aap-chaos\\.exam\\.${scenario}" name="([a-z-]+)"[^>]*>\\s*(?:<properties>(?:(?!</properties>)[\\s\\S])*</properties>\\s*)?<failure`, 'g'))].map((m) => m[1]!).sort();
-    t.same(failed.filter((c) => c !== 'backoff'), expected, `${scenario}: FAILs`);
+    const failed = [
+      ...xml.matchAll(
+        new RegExp(
+          `<testcase classname="aap-chaos\\.exam\\.${scenario}" name="([a-z-]+)"[^>]*>\\s*(?:<properties>(?:(?!</properties>)[\\s\\S])*</properties>\\s*)?<failure`,
+          'g',
+        ),
+      ),
+    ]
+      .map((m) => m[1]!)
+      .sort();
+    t.same(
+      failed.filter((c) => c !== 'backoff'),
+      expected,
+      `${scenario}: FAILs`,
+    );
   }
-  t.match(run.out, /^SCENARIO +retry-after +non-retryable +backoff +activation +version +idempotency +no-storm +sold-vehicle +validation-fix +fresh-key +payload-by-type +BUYER +TIME$/m);
+  t.match(
+    run.out,
+    /^SCENARIO +retry-after +non-retryable +backoff +activation +version +idempotency +no-storm +sold-vehicle +validation-fix +fresh-key +payload-by-type +BUYER +TIME$/m,
+  );
   t.match(run.out, /^rate-limit-storm +FAIL +FAIL +- .* exit 0 +\d+\.\d s$/m);
   t.match(run.out, /FAIL rate-limit-storm \(seed 42\), buyer exit 0/);
   t.match(run.out, /evidence \(journal ids\): [0-9A-Z]{26}/);
@@ -63,12 +79,26 @@ t.test('the naive JS buyer: the expected FAILs, exit 1, its output tail shown; a
 
   t.equal(seeds.code, 1, seeds.err);
   const [flaky] = (JSON.parse(seeds.out) as ExamJson).scenarios;
-  t.same(flaky!.runs.map((r) => r.seed), [42, 43, 44, 45, 46]);
+  t.same(
+    flaky!.runs.map((r) => r.seed),
+    [42, 43, 44, 45, 46],
+  );
   for (const r of flaky!.runs) t.equal(r.verdicts.backoff, 'FAIL', `seed ${r.seed}: backoff FAIL (${r.evidence.backoff?.length ?? 0} evidence lines)`);
 });
 
 t.test('a buyer that reads the AAP payload by position: payload-by-type FAILs on the untidy twin only', async (t) => {
-  const run = await exam(['--scenarios', 'lead-recovery', '--parallel', '2', '--json', '--', process.execPath, '--import', 'tsx', fixture('positional-buyer.ts')]);
+  const run = await exam([
+    '--scenarios',
+    'lead-recovery',
+    '--parallel',
+    '2',
+    '--json',
+    '--',
+    process.execPath,
+    '--import',
+    'tsx',
+    fixture('positional-buyer.ts'),
+  ]);
   t.equal(run.code, 1, run.err);
   const [plain, twin] = (JSON.parse(run.out) as ExamJson).scenarios;
   t.equal(twin!.scenario, 'lead-recovery+untidy-envelopes');

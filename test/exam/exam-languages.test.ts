@@ -41,8 +41,14 @@ t.test('the curl buyer of the README: FAILs under rate-limit-storm; only invento
   const result = JSON.parse(calm.out) as ExamJson;
   t.equal(result.verdict, 'INCOMPLETE');
   t.same(withVerdict(result.battery, 'NOT APPLICABLE'), ['fresh-key', 'idempotency', 'sold-vehicle'], 'checks about skills it never called');
-  t.same(result.incomplete.find((i) => i.check === 'idempotency'), { check: 'idempotency', id: 'AAP-BUYER-006', verdict: 'NOT APPLICABLE' });
-  t.notOk(result.incomplete.some((i) => i.check === 'version'), 'version is a 2.0 requirement; the run spoke 1.3');
+  t.same(
+    result.incomplete.find((i) => i.check === 'idempotency'),
+    { check: 'idempotency', id: 'AAP-BUYER-006', verdict: 'NOT APPLICABLE' },
+  );
+  t.notOk(
+    result.incomplete.some((i) => i.check === 'version'),
+    'version is a 2.0 requirement; the run spoke 1.3',
+  );
 
   t.equal(allowed.code, 0, '--allow-incomplete');
   t.match(allowed.out, /^INCOMPLETE: .*\nNever passed: retry-after \(AAP-BUYER-001\) NOT EXERCISED, .*idempotency \(AAP-BUYER-006\) NOT APPLICABLE/m);
@@ -55,8 +61,14 @@ t.test('--list-requirements prints every requirement, for one profile and as JSO
   t.match(all.out, /^AAP-BUYER-011 +payload-by-type +MUST +2\.0 +Errors \(introduction\): "MUST locate the AAP payload by its @type/m);
   t.equal(json.code, 0, json.err);
   const rows = JSON.parse(json.out) as { id: string; check: string; level: string; profiles: string[]; seed: { section: string; quote: string } }[];
-  t.ok(rows.every((r) => r.profiles.includes('1.3')), 'only the 1.3 requirements');
-  t.notOk(rows.some((r) => r.check === 'version'), 'version binds under 2.0 only');
+  t.ok(
+    rows.every((r) => r.profiles.includes('1.3')),
+    'only the 1.3 requirements',
+  );
+  t.notOk(
+    rows.some((r) => r.check === 'version'),
+    'version binds under 2.0 only',
+  );
   t.same(rows[0], { ...rows[0], id: 'AAP-BUYER-001', check: 'retry-after', level: 'SHOULD' });
 });
 

@@ -36,18 +36,29 @@ t.test('--seeds 3: the same seeds give the same verdicts, and a buyer that depen
   t.equal(first.code, 1, first.err);
   t.equal(second.code, 1, second.err);
   const s = (JSON.parse(first.out) as ExamJson).scenarios[0]!;
-  t.same(s.runs.map((r) => r.seed), [1, 2, 3], "seeds count up from the scenario's own");
+  t.same(
+    s.runs.map((r) => r.seed),
+    [1, 2, 3],
+    "seeds count up from the scenario's own",
+  );
   const fromJson = s.runs.flatMap((r) => Object.entries(r.verdicts).map(([check, v]) => `${check} [seed ${r.seed}] ${v}`)).sort();
   const xml = readFileSync(junit, 'utf8');
   // A case may carry its requirement id in <properties> first; a skipped one says which kind of skip.
-  const fromJUnit = [...xml.matchAll(/<testcase [^>]*name="([^"]+)"[^>]*?(\/>|>\s*(?:<properties>(?:(?!<\/properties>)[\s\S])*<\/properties>\s*)?<(failure|skipped message="(NOT [A-Z]+)|\/testcase))/g)]
+  const fromJUnit = [
+    ...xml.matchAll(
+      /<testcase [^>]*name="([^"]+)"[^>]*?(\/>|>\s*(?:<properties>(?:(?!<\/properties>)[\s\S])*<\/properties>\s*)?<(failure|skipped message="(NOT [A-Z]+)|\/testcase))/g,
+    ),
+  ]
     .map((m) => `${m[1]} ${m[3] === 'failure' ? 'FAIL' : m[4] === 'NOT APPLICABLE' ? 'NOT APPLICABLE' : m[4] ? 'NOT EXERCISED' : 'PASS'}`)
     .sort();
   t.same(fromJUnit, fromJson, 'same verdicts for the same seeds');
   for (const r of s.runs) t.match(xml, r.buyer.stdout.trim(), `seed ${r.seed}: the same seeded faults (${r.buyer.stdout.trim()})`);
   t.equal(s.flaky, true);
   t.equal(s.verdicts['retry-after'], 'FLAKY');
-  t.same(s.runs.map((r) => r.ok), [false, true, false]);
+  t.same(
+    s.runs.map((r) => r.ok),
+    [false, true, false],
+  );
   t.match(second.out, /^FLAKY throttle-once: passes under seed 2, fails under seed 1, 3$/m);
   t.match(second.out, /^throttle-once ×3 +FLAKY /m);
 });
@@ -55,10 +66,25 @@ t.test('--seeds 3: the same seeds give the same verdicts, and a buyer that depen
 t.test('--timeout stops the buyer and everything it started; --require-exit-0 makes that a FAIL', async (t) => {
   const pidFile = path.join(dir, 'helper.pid');
   const started = Date.now();
-  const run = await exam(['--scenarios', fixture('throttle-once.yaml'), '--seed', '2', '--timeout', '6s', '--require-exit-0', '--json', '--', process.execPath, fixture('seed-buyer.mjs')], {
-    SLEEP_FOREVER: '1',
-    HELPER_PID_FILE: pidFile,
-  });
+  const run = await exam(
+    [
+      '--scenarios',
+      fixture('throttle-once.yaml'),
+      '--seed',
+      '2',
+      '--timeout',
+      '6s',
+      '--require-exit-0',
+      '--json',
+      '--',
+      process.execPath,
+      fixture('seed-buyer.mjs'),
+    ],
+    {
+      SLEEP_FOREVER: '1',
+      HELPER_PID_FILE: pidFile,
+    },
+  );
   t.ok(Date.now() - started < 40_000, 'bounded by the timeout');
   t.equal(run.code, 1, run.err);
   const s = (JSON.parse(run.out) as ExamJson).scenarios[0]!;
@@ -68,7 +94,10 @@ t.test('--timeout stops the buyer and everything it started; --require-exit-0 ma
   const helper = Number(readFileSync(pidFile, 'utf8'));
   t.notOk(running(helper), 'the helper in its process group is gone too');
 
-  const lenient = await exam(['--scenarios', fixture('throttle-once.yaml'), '--seed', '2', '--timeout', '1s', '--allow-incomplete', '--', process.execPath, fixture('seed-buyer.mjs')], { SLEEP_FOREVER: '1' });
+  const lenient = await exam(
+    ['--scenarios', fixture('throttle-once.yaml'), '--seed', '2', '--timeout', '1s', '--allow-incomplete', '--', process.execPath, fixture('seed-buyer.mjs')],
+    { SLEEP_FOREVER: '1' },
+  );
   t.equal(lenient.code, 0, 'without --require-exit-0 the exit is shown, not graded');
   t.match(lenient.out, /SIGTERM \(timed out\)/);
 });
@@ -119,7 +148,31 @@ t.test('usage errors and a buyer that cannot start exit 2 with one clear line', 
   t.equal(help.code, 0);
   const docs = readFileSync(new URL('../../docs/exam.md', import.meta.url), 'utf8');
   const flags = [...help.out.matchAll(/^ {2}(?:-h, )?(--[a-z0-9-]+)/gm)].map((m) => m[1]!);
-  t.same(flags, ['--scenarios', '--all', '--target', '--dealer', '--mock-dealers', '--slow-dealer-budget', '--timeout', '--seeds', '--seed', '--repeat', '--baseline', '--write-baseline', '--shrink', '--shrink-budget', '--parallel', '--profile', '--require-exit-0', '--allow-incomplete', '--json', '--junit', '--html', '--list-requirements', '--help']);
+  t.same(flags, [
+    '--scenarios',
+    '--all',
+    '--target',
+    '--dealer',
+    '--mock-dealers',
+    '--slow-dealer-budget',
+    '--timeout',
+    '--seeds',
+    '--seed',
+    '--repeat',
+    '--baseline',
+    '--write-baseline',
+    '--shrink',
+    '--shrink-budget',
+    '--parallel',
+    '--profile',
+    '--require-exit-0',
+    '--allow-incomplete',
+    '--json',
+    '--junit',
+    '--html',
+    '--list-requirements',
+    '--help',
+  ]);
   for (const flag of flags) t.match(docs, `| \`${flag}`, `docs/exam.md documents ${flag}`);
   for (const variable of ['AAP_DEALER_URL', 'AAP_CHAOS_SCENARIO', 'AAP_CHAOS_ADMIN_URL', 'AAP_CHAOS_SEED']) t.match(docs, variable);
 });

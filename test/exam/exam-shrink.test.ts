@@ -46,9 +46,17 @@ t.test('shrinks twelve faults to the three that matter, within budget, and the r
   t.ok(spent.length > 0 && !spent[0]!.oneMinimal, 'and the shrink says it stopped before 1-minimal');
 
   t.equal(flaky.code, 1, flaky.err);
-  t.match(reproducers(flaky.out), [{ check: 'retry-after', reproducible: false, faults: [] }], 'a FAIL that does not come back is not reproducible, and nothing is written for it');
+  t.match(
+    reproducers(flaky.out),
+    [{ check: 'retry-after', reproducible: false, faults: [] }],
+    'a FAIL that does not come back is not reproducible, and nothing is written for it',
+  );
 
-  const again = await exam(['--scenarios', path.join('repro', 'twelve-throttles-retry-after-seed1.yaml'), '--seed', '1', '--allow-incomplete', '--json', ...buyer], {}, dir);
+  const again = await exam(
+    ['--scenarios', path.join('repro', 'twelve-throttles-retry-after-seed1.yaml'), '--seed', '1', '--allow-incomplete', '--json', ...buyer],
+    {},
+    dir,
+  );
   t.equal(again.code, 1, again.err);
   t.equal((JSON.parse(again.out) as ExamJson).battery['retry-after'], 'FAIL', 'the reproducer brings the FAIL back');
 });

@@ -37,7 +37,20 @@ t.test('the HTML report: scorecard, a timeline, a screenshot that is not blank, 
   const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-exam-html-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const html = path.join(dir, 'report.html');
-  const run = await exam(['--scenarios', fixture('throttle-once.yaml'), '--seeds', '2', '--parallel', '2', '--json', '--html', html, '--', process.execPath, fixture('seed-buyer.mjs')]);
+  const run = await exam([
+    '--scenarios',
+    fixture('throttle-once.yaml'),
+    '--seeds',
+    '2',
+    '--parallel',
+    '2',
+    '--json',
+    '--html',
+    html,
+    '--',
+    process.execPath,
+    fixture('seed-buyer.mjs'),
+  ]);
   t.equal(run.code, 1, run.err);
   const result = JSON.parse(run.out) as ExamJson;
   const failedRun = result.scenarios[0]!.runs.find((r) => !r.ok)!;
@@ -56,7 +69,11 @@ t.test('the HTML report: scorecard, a timeline, a screenshot that is not blank, 
   await page.locator('table.scorecard').waitFor();
   t.equal(await page.locator('#overall').textContent(), 'FAIL');
   t.equal(await page.locator('table.scorecard tr').count(), 3, 'a header, one scenario row and the whole battery');
-  t.equal(await page.locator('table.scorecard td.FLAKY').count(), 4, 'retry-after and no-storm are flaky across the two seeds, in the scenario and over the battery');
+  t.equal(
+    await page.locator('table.scorecard td.FLAKY').count(),
+    4,
+    'retry-after and no-storm are flaky across the two seeds, in the scenario and over the battery',
+  );
   t.match(await page.locator('table.scorecard th').nth(1).textContent(), /retry-after\s*AAP-BUYER-001/, 'each check column names its requirement id');
   const timeline = page.locator('svg.timeline').first();
   t.ok(await timeline.isVisible(), 'a timeline renders');

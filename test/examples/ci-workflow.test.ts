@@ -16,7 +16,10 @@ const workflow = parse(readFileSync(`${ROOT}examples/ci/github-actions.yml`, 'ut
 const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
 
 t.test('installs Node, runs the exam, uploads the HTML and publishes the JUnit', async (t) => {
-  t.ok(steps.some((s) => s.uses?.startsWith('actions/setup-node@')), 'installs Node');
+  t.ok(
+    steps.some((s) => s.uses?.startsWith('actions/setup-node@')),
+    'installs Node',
+  );
   const exam = steps.find((s) => s.run?.includes('aap-chaos exam'));
   t.ok(exam, 'a step runs the exam');
   const argv = exam!.run!.trim().split(/\s+/);
@@ -27,6 +30,12 @@ t.test('installs Node, runs the exam, uploads the HTML and publishes the JUnit',
   t.not(opts, 'help');
   t.notOk('list' in (opts as object));
   t.match(opts, { junit: 'exam.xml', html: 'exam.html', baseline: 'aap-baseline.yaml' });
-  t.ok(steps.some((s) => s.uses?.startsWith('actions/upload-artifact@') && s.with?.path === 'exam.html'), 'uploads the HTML report');
-  t.ok(steps.some((s) => /junit/i.test(s.uses ?? '') && s.with?.report_paths === 'exam.xml'), 'publishes the JUnit');
+  t.ok(
+    steps.some((s) => s.uses?.startsWith('actions/upload-artifact@') && s.with?.path === 'exam.html'),
+    'uploads the HTML report',
+  );
+  t.ok(
+    steps.some((s) => /junit/i.test(s.uses ?? '') && s.with?.report_paths === 'exam.xml'),
+    'publishes the JUnit',
+  );
 });

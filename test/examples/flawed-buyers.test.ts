@@ -37,7 +37,12 @@ async function attempt<T>(call: () => Promise<T>): Promise<{ ok: true; value: T 
   }
 }
 
-const consent = { granted_at: '2026-01-02T10:00:00Z', allowed_channels: ['email'], consent_text: 'I agree to be contacted about this vehicle.', scope: ['lead_submission'] };
+const consent = {
+  granted_at: '2026-01-02T10:00:00Z',
+  allowed_channels: ['email'],
+  consent_text: 'I agree to be contacted about this vehicle.',
+  scope: ['lead_submission'],
+};
 const lead = (key: string) => ({
   idempotency_key: key,
   customer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '+15555550123', preferred_contact: 'email' },
@@ -74,7 +79,11 @@ for (const [flaw, effect] of [
 }
 
 t.test('a buyer that retries a stream error at once: backoff FAILs', async (t) => {
-  const chaos = await chaosWith(t, 'scenario: broken-streams\nrules:\n  - id: broken\n    match: { method: SendStreamingMessage }\n    stream: { error_after: 1 }\n', true);
+  const chaos = await chaosWith(
+    t,
+    'scenario: broken-streams\nrules:\n  - id: broken\n    match: { method: SendStreamingMessage }\n    stream: { error_after: 1 }\n',
+    true,
+  );
   const buyer = await createBuyer(chaos.url);
   const request = SendMessageRequest.fromJSON(skillRequestJson('dealer.information'));
   for (let i = 0; i < 5; i++) {
@@ -86,7 +95,10 @@ t.test('a buyer that retries a stream error at once: backoff FAILs', async (t) =
   }
   await journaled(chaos, 5);
   const lines = chaos.journal().filter((e) => e.method === 'SendStreamingMessage');
-  t.ok(lines.every((e) => e.error_code === 'INTERNAL_ERROR' && e.error_in_stream), 'each stream error is journaled with its code');
+  t.ok(
+    lines.every((e) => e.error_code === 'INTERNAL_ERROR' && e.error_in_stream),
+    'each stream error is journaled with its code',
+  );
   const report = chaos.report();
   t.equal(verdict(report, 'backoff'), 'FAIL');
   t.match(report.checks.find((c) => c.check === 'backoff')!.explanation, /(retried at once 4 times|the waits did not grow exponentially) in 1 retry chain/);
@@ -96,7 +108,10 @@ t.test('a buyer that activates another URI than the -32008 named: activation FAI
   const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-activation-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const journalFile = path.join(dir, 'journal.jsonl');
-  const chaos = await startChaos({ scenario: 'scenario: needs-extension\nrules:\n  - id: needs-extension\n    match: { method: SendMessage }\n    require: { extension: true }\n', journalFile });
+  const chaos = await startChaos({
+    scenario: 'scenario: needs-extension\nrules:\n  - id: needs-extension\n    match: { method: SendMessage }\n    require: { extension: true }\n',
+    journalFile,
+  });
   t.teardown(() => chaos.close());
   const buyer = await createBuyer(chaos.url);
   const refused = await sendSkill(buyer, 'dealer.information');
@@ -112,7 +127,10 @@ t.test('a buyer that activates another URI than the -32008 named: activation FAI
 });
 
 t.test('a buyer with full-jitter exponential backoff: backoff PASSes', async (t) => {
-  const chaos = await chaosWith(t, 'scenario: flaky-search\nrules:\n  - id: flaky\n    match: { skill: inventory.search }\n    when: { times: 4 }\n    error: INTERNAL_ERROR\n');
+  const chaos = await chaosWith(
+    t,
+    'scenario: flaky-search\nrules:\n  - id: flaky\n    match: { skill: inventory.search }\n    when: { times: 4 }\n    error: INTERNAL_ERROR\n',
+  );
   const buyer = await createBuyer(chaos.url);
   // Draws of "random between 0 and base·2^n" (base 100 ms), fixed so the test is repeatable; the
   // second wait is shorter than the first, as full jitter allows.
@@ -137,11 +155,16 @@ async function buyerWithId(url: string, id: string): Promise<Buyer> {
     headers.set('x-buyer-id', id);
     return fetch(input, { ...init, headers });
   };
-  return new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] })).createFromUrl(url);
+  return new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] }),
+  ).createFromUrl(url);
 }
 
 t.test('two clients behind one address are graded apart, by the header the rules key on', async (t) => {
-  const chaos = await chaosWith(t, 'scenario: per-buyer-limit\nrules:\n  - id: per-buyer\n    key: "header:x-buyer-id"\n    match: { skill: inventory.search }\n    rate_limit: { limit: 1, window_ms: 600 }\n');
+  const chaos = await chaosWith(
+    t,
+    'scenario: per-buyer-limit\nrules:\n  - id: per-buyer\n    key: "header:x-buyer-id"\n    match: { skill: inventory.search }\n    rate_limit: { limit: 1, window_ms: 600 }\n',
+  );
   const [a, b] = [await buyerWithId(chaos.url, 'buyer-a-secret'), await buyerWithId(chaos.url, 'buyer-b-secret')];
   const search = (buyer: Buyer) => sendSkill(buyer, 'inventory.search', { pagination: { limit: 1 } });
   t.ok((await search(a)).ok && (await search(b)).ok, 'each buyer gets its first search');
@@ -156,7 +179,10 @@ t.test('two clients behind one address are graded apart, by the header the rules
   const report = chaos.report();
   t.equal(report.client_key, 'header:x-buyer-id', 'the report says which key it used');
   t.equal(report.clients.length, 2);
-  t.ok(report.clients.every((c) => /^key:[0-9a-f]{12}$/.test(c)), 'clients are hashed keys');
+  t.ok(
+    report.clients.every((c) => /^key:[0-9a-f]{12}$/.test(c)),
+    'clients are hashed keys',
+  );
   t.notMatch(JSON.stringify(report), /buyer-[ab]-secret/);
   for (const client of report.clients) {
     t.equal(verdict(report, 'retry-after', client), 'PASS', `retry-after for ${client}`);
@@ -190,7 +216,10 @@ t.test('a buyer that fixes every listed problem at once: validation-fix PASSes',
 });
 
 t.test('a buyer that resends its idempotency_key with the changed lead after IDEMPOTENCY_CONFLICT: fresh-key FAILs', async (t) => {
-  const chaos = await chaosWith(t, 'scenario: conflict-once\nrules:\n  - id: conflict\n    match: { skill: lead.submit }\n    when: { times: 1 }\n    error: IDEMPOTENCY_CONFLICT\n');
+  const chaos = await chaosWith(
+    t,
+    'scenario: conflict-once\nrules:\n  - id: conflict\n    match: { skill: lead.submit }\n    when: { times: 1 }\n    error: IDEMPOTENCY_CONFLICT\n',
+  );
   const buyer = await createBuyer(chaos.url);
   const first = await sendSkill(buyer, 'lead.submit', lead('key-1'));
   t.notOk(first.ok, 'IDEMPOTENCY_CONFLICT');

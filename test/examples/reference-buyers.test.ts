@@ -22,7 +22,10 @@ async function reportFor(t: Test, scenario: string, run: Run): Promise<Report> {
 }
 
 function checksWith(report: Report, verdict: Verdict): CheckName[] {
-  return report.checks.filter((c) => c.verdict === verdict).map((c) => c.check).sort();
+  return report.checks
+    .filter((c) => c.verdict === verdict)
+    .map((c) => c.check)
+    .sort();
 }
 
 function explain(report: Report): string {

@@ -35,6 +35,13 @@ t.test('no Redis key name holds a header value; the limit is still per buyer acr
     names.push(...found);
     cursor = next;
   } while (cursor !== '0');
-  t.ok(names.some((n) => n.includes('per-key-limit')), `the rule keeps its state in Redis (${names.length} keys)`);
-  t.same(names.filter((n) => n.includes(SECRET) || n.includes('another-buyer')), [], 'no key name holds a header value');
+  t.ok(
+    names.some((n) => n.includes('per-key-limit')),
+    `the rule keeps its state in Redis (${names.length} keys)`,
+  );
+  t.same(
+    names.filter((n) => n.includes(SECRET) || n.includes('another-buyer')),
+    [],
+    'no key name holds a header value',
+  );
 });

@@ -22,7 +22,11 @@ t.test('Redis stopped mid-run and restarted', { skip: redisMissing() }, async (t
   const started = Date.now();
   const during = await Promise.all([search(a.url, 3), search(b.url, 4), search(a.url, 5)]);
   t.ok(Date.now() - started < 3_000, 'requests do not wait on the lost store');
-  t.same(during.map((r) => r.code), [undefined, undefined, undefined], 'requests are forwarded while the rule is suspended');
+  t.same(
+    during.map((r) => r.code),
+    [undefined, undefined, undefined],
+    'requests are forwarded while the rule is suspended',
+  );
   const line = a.journal.all().at(-1)!;
   t.same(line.suspended, ['one-per-minute'], 'the journal names the suspended rule');
   t.match(line.effects.join(' '), /one-per-minute: suspended, shared state unavailable/);
@@ -30,7 +34,12 @@ t.test('Redis stopped mid-run and restarted', { skip: redisMissing() }, async (t
   t.match((await request(`${a.adminUrl}/metrics`)).body.toString(), /aap_chaos_rules_suspended_total\{rule="one-per-minute"\} [1-9]/, 'and so does the metric');
   // A rule that needs no shared state still fires.
   const vehicle = await request(`${a.url}/a2a`, {
-    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { type: 'inventory.vehicle.request', vin: 'V1' } }] } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'SendMessage',
+      params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { type: 'inventory.vehicle.request', vin: 'V1' } }] } },
+    }),
     headers: { 'content-type': 'application/json' },
   });
   t.match(vehicle.body.toString(), /VEHICLE_UNAVAILABLE/, 'a stateless rule keeps firing during the outage');

@@ -11,23 +11,34 @@ t.test('three replicas share one rate limit exactly under concurrent load', { sk
     rules: [{ id: 'five-per-minute', match: { skill: 'inventory.search' }, rate_limit: { limit: 5, window_ms: 60_000 } }],
   });
   // Four clients, each sending to every replica in turn, all at once.
-  const results = await Promise.all(
-    Array.from({ length: 24 }, (_, i) => search(fleet.replicas[i % 3]!.url, i)),
-  );
+  const results = await Promise.all(Array.from({ length: 24 }, (_, i) => search(fleet.replicas[i % 3]!.url, i)));
   const allowed = results.filter((r) => r.code === undefined).length;
   const limited = results.filter((r) => r.code === 'RATE_LIMITED');
   t.equal(allowed, 5, 'five allowed across the fleet, not five per replica');
   t.equal(limited.length, 19, 'every other request is rate limited');
-  t.ok(limited.every((r) => r.retryAfterMs! > 0 && r.retryAfterMs! <= 60_000), 'retry_after_ms is the time to the next slot');
+  t.ok(
+    limited.every((r) => r.retryAfterMs! > 0 && r.retryAfterMs! <= 60_000),
+    'retry_after_ms is the time to the next slot',
+  );
   const fired = fleet.replicas.map((r) => r.status().rules[0]!.fired);
-  t.equal(fired.reduce((a, b) => a + b, 0), 19, 'the replicas together fired 19 times');
+  t.equal(
+    fired.reduce((a, b) => a + b, 0),
+    19,
+    'the replicas together fired 19 times',
+  );
   // The shared walk records what it applied like the local one: the journal's faults, and the metric.
   const lines = fleet.replicas.flatMap((r) => r.journal.all());
   const faulted = lines.filter((l) => l.faults?.length);
   t.equal(faulted.length, 19, 'nineteen journal lines name the fault');
   t.ok(faulted.every((l) => l.faults!.length === 1 && l.faults![0]!.rule === 'five-per-minute' && l.faults![0]!.effect === 'rate_limit'));
-  const counted = await Promise.all(fleet.replicas.map(async (r) => Number(/aap_chaos_faults_injected_total\{[^}]*effect="rate_limit"[^}]*\} (\d+)/.exec(await r.metrics.text())?.[1] ?? 0)));
-  t.equal(counted.reduce((a, b) => a + b, 0), 19, 'and the metric counts each once');
+  const counted = await Promise.all(
+    fleet.replicas.map(async (r) => Number(/aap_chaos_faults_injected_total\{[^}]*effect="rate_limit"[^}]*\} (\d+)/.exec(await r.metrics.text())?.[1] ?? 0)),
+  );
+  t.equal(
+    counted.reduce((a, b) => a + b, 0),
+    19,
+    'and the metric counts each once',
+  );
 });
 
 t.test('two replicas: a short window reopens for both after the fleet-wide retry_after_ms', { skip: redisMissing() }, async (t) => {
@@ -50,9 +61,7 @@ t.test('two replicas: a short window reopens for both after the fleet-wide retry
 t.test('after, every and times are counted across replicas', { skip: redisMissing() }, async (t) => {
   const fleet = await startFleet(t, 3, {
     scenario: 'fleet-counters',
-    rules: [
-      { id: 'third-after-two', match: { skill: 'inventory.search' }, when: { after: 2, every: 3, times: 2 }, error: 'INTERNAL_ERROR' },
-    ],
+    rules: [{ id: 'third-after-two', match: { skill: 'inventory.search' }, when: { after: 2, every: 3, times: 2 }, error: 'INTERNAL_ERROR' }],
   });
   const codes: (string | undefined)[] = [];
   for (let i = 0; i < 12; i++) codes.push((await search(fleet.replicas[i % 3]!.url, i)).code);
@@ -94,7 +103,10 @@ t.test('a reset on one replica clears the fleet-wide counters; a session reset o
   t.equal((await search(a, 3, session('s1'))).code, undefined, 'a named session has its own window');
   t.equal((await search(b, 4, session('s1'))).code, 'RATE_LIMITED');
 
-  t.equal((await request(`${fleet.replicas[0]!.adminUrl}/sessions/s1/reset`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 200);
+  t.equal(
+    (await request(`${fleet.replicas[0]!.adminUrl}/sessions/s1/reset`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status,
+    200,
+  );
   t.equal((await search(b, 5, session('s1'))).code, undefined, 'the session reset reaches the other replica');
   t.equal((await search(b, 6)).code, 'RATE_LIMITED', 'the default session is untouched');
 
@@ -113,7 +125,10 @@ t.test('resetting session t1 leaves session t1:x alone (a session id is not a ke
     t.equal((await search(url, 1, session(id))).code, undefined, `${id}: first request allowed`);
     t.equal((await search(url, 2, session(id))).code, 'RATE_LIMITED', `${id}: second one limited`);
   }
-  t.equal((await request(`${fleet.replicas[0]!.adminUrl}/sessions/t1/reset`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 200);
+  t.equal(
+    (await request(`${fleet.replicas[0]!.adminUrl}/sessions/t1/reset`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status,
+    200,
+  );
   t.equal((await search(url, 3, session('t1'))).code, undefined, 't1 starts afresh');
   t.equal((await search(url, 4, session('t1:x'))).code, 'RATE_LIMITED', 't1:x keeps its window');
 });

@@ -20,7 +20,12 @@ const json = { 'content-type': 'application/json' };
 
 async function auditOf(r: Runtime): Promise<Array<Record<string, unknown>>> {
   const res = await request(`${r.adminUrl}/audit`);
-  return res.body.toString().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return res.body
+    .toString()
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /** The fleet's audit stream once it holds an entry of `action` (appended just after the change it records). */
@@ -71,7 +76,11 @@ t.test('a scenario loaded with a TTL reverts on all three replicas by itself', {
   t.pass('every replica is back on the scenario in force before');
   t.equal((await search(r3.url, 2)).code, undefined, 'and the third replica forwards untouched again');
   t.match((await notice).message, /ttl expired: scenario failing reverts to calm/, 'an /events message on another replica');
-  t.same(fleet.replicas.map((r) => r.status().ttl), [[], [], []], 'no TTL left anywhere');
+  t.same(
+    fleet.replicas.map((r) => r.status().ttl),
+    [[], [], []],
+    'no TTL left anywhere',
+  );
   const audit = await auditWith(r3, 'scenario-revert');
   const revert = audit.find((e) => e.action === 'scenario-revert');
   t.ok(revert, 'the fleet audit stream records the revert');
@@ -84,11 +93,16 @@ t.test('the safety lever stops faults on all three within 1 s and refuses ctl us
   const [r1, r2, r3] = fleet.replicas as [Runtime, Runtime, Runtime];
   t.equal((await search(r2.url, 1)).code, 'INTERNAL_ERROR');
   const pulledAt = Date.now();
-  const pull = await request(`${r1.adminUrl}/safety-lever`, { method: 'PUT', body: JSON.stringify({ reason: 'partner buyer broken', by: 'alice' }), headers: json });
+  const pull = await request(`${r1.adminUrl}/safety-lever`, {
+    method: 'PUT',
+    body: JSON.stringify({ reason: 'partner buyer broken', by: 'alice' }),
+    headers: json,
+  });
   t.equal(pull.status, 200);
   await waitFor(() => fleet.replicas.every((r) => r.status().safety_lever.pulled && r.status().dry_run), 1_000);
   t.ok(Date.now() - pulledAt < 1_000, `every replica is in dry run ${Date.now() - pulledAt} ms after the pull`);
-  for (const r of fleet.replicas) t.match(r.status().safety_lever, { pulled: true, reason: 'partner buyer broken', by: 'alice', replica: 'r1' }, 'reason and who are in /status');
+  for (const r of fleet.replicas)
+    t.match(r.status().safety_lever, { pulled: true, reason: 'partner buyer broken', by: 'alice', replica: 'r1' }, 'reason and who are in /status');
   t.equal((await search(r3.url, 2)).code, undefined, 'a request on the third replica is no longer faulted');
 
   const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-lever-'));
@@ -99,7 +113,11 @@ t.test('the safety lever stops faults on all three within 1 s and refuses ctl us
   t.match(errLines.join('\n'), /answered 409: a new scenario is refused: the safety lever is pulled by alice: partner buyer broken/);
   const patch = await request(`${r3.adminUrl}/rules/every-search-fails`, { method: 'PATCH', body: JSON.stringify({ enabled: false }), headers: json });
   t.equal(patch.status, 409, 'and so is a rule switch');
-  t.same(fleet.replicas.map((r) => r.status().scenario), ['failing', 'failing', 'failing'], 'nothing changed');
+  t.same(
+    fleet.replicas.map((r) => r.status().scenario),
+    ['failing', 'failing', 'failing'],
+    'nothing changed',
+  );
 
   const released = await runCtl(['release'], { adminUrl: r3.adminUrl, out: () => {} });
   t.equal(released, 0);
@@ -135,15 +153,23 @@ rules:
   }
   t.ok(sent < 30, `the fleet stopped throttling after ${sent} requests`);
   await waitFor(() => fleet.replicas.every((r) => r.status().safety_lever.pulled), 1_000);
-  for (const r of fleet.replicas) t.equal(r.status().safety_lever.halted_by, 'guardrail no-retry-storm', `${r.status().state.replica}: /status names the guardrail`);
+  for (const r of fleet.replicas)
+    t.equal(r.status().safety_lever.halted_by, 'guardrail no-retry-storm', `${r.status().state.replica}: /status names the guardrail`);
   const breaching = fleet.replicas.find((r) => r.status().safety_lever.replica === r.status().state.replica)!;
   t.match((await request(`${breaching.adminUrl}/metrics`)).body.toString(), /aap_chaos_guardrail_breaches_total\{guardrail="no-retry-storm"\} 1/);
-  const journal = (await request(`${fleet.replicas[0]!.adminUrl}/journal`)).body.toString().trim().split('\n').map((l) => JSON.parse(l) as { halted_by?: string });
+  const journal = (await request(`${fleet.replicas[0]!.adminUrl}/journal`)).body
+    .toString()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { halted_by?: string });
   t.equal(journal.at(-1)!.halted_by, 'guardrail no-retry-storm', 'journal lines written while halted say who halted');
   const audit = await auditWith(fleet.replicas[2]!, 'lever-pull');
   const breach = audit.find((e) => e.action === 'guardrail-breach');
   t.match(breach, { target: 'guardrail:no-retry-storm', detail: /retry_storm_ratio \d\.\d\d > 0\.50/ });
-  t.match(audit.find((e) => e.action === 'lever-pull'), { detail: /by guardrail no-retry-storm/ });
+  t.match(
+    audit.find((e) => e.action === 'lever-pull'),
+    { detail: /by guardrail no-retry-storm/ },
+  );
   const ctlOut: string[] = [];
   await runCtl(['status'], { adminUrl: fleet.replicas[1]!.adminUrl, out: (l) => ctlOut.push(l) });
   t.match(ctlOut.join('\n'), /SAFETY LEVER PULLED \(halted by guardrail no-retry-storm\)/, 'ctl status shows it');
@@ -154,7 +180,11 @@ t.test('audit verify: the fleet stream and each file verify; an edited or remove
   const fleet = await startFleet(t, 3, calm, { auditDir: dir });
   const [r1, r2] = fleet.replicas as [Runtime, Runtime];
   const token = 'not-in-the-log-s3cret';
-  for (const [r, body] of [[r1, failing], [r2, JSON.stringify(calm)], [r1, failing]] as const)
+  for (const [r, body] of [
+    [r1, failing],
+    [r2, JSON.stringify(calm)],
+    [r1, failing],
+  ] as const)
     t.equal((await request(`${r.adminUrl}/scenario`, { method: 'PUT', body, headers: { ...yaml, authorization: `Bearer ${token}` } })).status, 200);
   t.equal((await request(`${r2.adminUrl}/reset`, { method: 'POST', body: '{}', headers: json })).status, 200);
   t.equal((await request(`${r1.adminUrl}/dry-run`, { method: 'PUT', body: '{"enabled":true}', headers: json })).status, 200);
@@ -164,8 +194,19 @@ t.test('audit verify: the fleet stream and each file verify; an edited or remove
   const text = readFileSync(file, 'utf8');
   t.notMatch(text, token, 'the token never reaches the log');
   const lines = text.trim().split('\n');
-  t.same(lines.map((l) => JSON.parse(l).action), ['scenario-load', 'scenario-load', 'dry-run'], "r1's own actions, in order");
-  t.match(JSON.parse(lines[0]!), { replica: 'r1', target: 'scenario', scenario_before: /^[0-9a-f]{64}$/, scenario_after: /^[0-9a-f]{64}$/, remote: '127.0.0.1', token: /^sha256:[0-9a-f]{12}$/ });
+  t.same(
+    lines.map((l) => JSON.parse(l).action),
+    ['scenario-load', 'scenario-load', 'dry-run'],
+    "r1's own actions, in order",
+  );
+  t.match(JSON.parse(lines[0]!), {
+    replica: 'r1',
+    target: 'scenario',
+    scenario_before: /^[0-9a-f]{64}$/,
+    scenario_after: /^[0-9a-f]{64}$/,
+    remote: '127.0.0.1',
+    token: /^sha256:[0-9a-f]{12}$/,
+  });
   t.equal((await runCli(['audit', 'verify', file])).code, 0, 'the file verifies');
 
   const stream = path.join(dir, 'fleet.jsonl');

@@ -10,7 +10,11 @@ import { skillRequest } from '../helpers/servers.js';
 import { startRuntime } from '../../src/runtime.js';
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, ['bin/aap-chaos.js', '--port', '0', '--admin-port', '0', ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, AAP_CHAOS_STATE: '', ...env } });
+  spawnSync(process.execPath, ['bin/aap-chaos.js', '--port', '0', '--admin-port', '0', ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, AAP_CHAOS_STATE: '', ...env },
+  });
 
 t.test('Redis unreachable at start: one line naming the URL, exit 2', async (t) => {
   const port = await freePort(); // nothing listens there
@@ -35,7 +39,13 @@ t.test('a --state that is no store is refused naming the flag', async (t) => {
 
 t.test('each replica draws its own reproducible stream from the seed and its id', async (t) => {
   const scenario = { scenario: 'coin', seed: 7, rules: [{ id: 'coin', when: { probability: 0.5 }, error: 'INTERNAL_ERROR' as const }] };
-  const request = classifyRequest({ method: 'POST', url: '/a2a', headers: { 'content-type': 'application/json' }, clientIp: '1', body: Buffer.from(skillRequest('inventory.search')) });
+  const request = classifyRequest({
+    method: 'POST',
+    url: '/a2a',
+    headers: { 'content-type': 'application/json' },
+    clientIp: '1',
+    body: Buffer.from(skillRequest('inventory.search')),
+  });
   const draws = (replicaId?: string) => {
     const engine = createEngine(scenario, { replicaId });
     return Array.from({ length: 32 }, () => engine.decide({ request, profile: '1.3', extensionUri: 'u' }).fired.length).join('');

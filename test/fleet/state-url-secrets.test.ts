@@ -9,7 +9,11 @@ import { startRuntime } from '../../src/runtime.js';
 
 const SECRET = 's3cr3t-Pa55';
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, ['bin/aap-chaos.js', '--port', '0', '--admin-port', '0', ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, AAP_CHAOS_STATE: '', ...env } });
+  spawnSync(process.execPath, ['bin/aap-chaos.js', '--port', '0', '--admin-port', '0', ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, AAP_CHAOS_STATE: '', ...env },
+  });
 
 t.test('/status shows the store URL without its password, given either way', { skip: redisMissing() }, async (t) => {
   const redis = await startRedis(['--requirepass', SECRET]);
@@ -41,6 +45,10 @@ t.test('the start-up failure and a refused value never quote the password', asyn
   t.match(refused.stderr, /--state: .* is neither memory nor a redis/);
   t.notMatch(refused.stderr, SECRET, 'a refused value is quoted without its password');
 
-  await t.rejects(startRuntime({ port: 0, adminPort: 0, state: `redis://127.0.0.1:${port}/x?password=${SECRET}` }), { message: /the database "x" is not a number/ });
-  await startRuntime({ port: 0, adminPort: 0, state: `redis://127.0.0.1:${port}/x?password=${SECRET}` }).catch((e: Error) => t.notMatch(e.message, SECRET, 'nor the library'));
+  await t.rejects(startRuntime({ port: 0, adminPort: 0, state: `redis://127.0.0.1:${port}/x?password=${SECRET}` }), {
+    message: /the database "x" is not a number/,
+  });
+  await startRuntime({ port: 0, adminPort: 0, state: `redis://127.0.0.1:${port}/x?password=${SECRET}` }).catch((e: Error) =>
+    t.notMatch(e.message, SECRET, 'nor the library'),
+  );
 });

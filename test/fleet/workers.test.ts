@@ -32,7 +32,25 @@ t.test('--workers 2 with Redis: one port, one shared rate limit, both workers se
   });
   writeFileSync(join(dir, 'limit.yaml'), limited);
   const [port, adminPort] = [await freePort(), await freePort()];
-  const args = ['bin/aap-chaos.js', '--workers', '2', '--state', redis.url, '--target', dealer.url, '--port', String(port), '--admin-port', String(adminPort), '--scenario', join(dir, 'limit.yaml'), '--journal', join(dir, 'j.jsonl'), '--replica-id', 'box'];
+  const args = [
+    'bin/aap-chaos.js',
+    '--workers',
+    '2',
+    '--state',
+    redis.url,
+    '--target',
+    dealer.url,
+    '--port',
+    String(port),
+    '--admin-port',
+    String(adminPort),
+    '--scenario',
+    join(dir, 'limit.yaml'),
+    '--journal',
+    join(dir, 'j.jsonl'),
+    '--replica-id',
+    'box',
+  ];
   const primary = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => primary.once('exit', (code) => resolve(code)));
   t.teardown(() => {
@@ -63,7 +81,10 @@ t.test('--workers 2 with Redis: one port, one shared rate limit, both workers se
   t.equal(await exited, 0, 'SIGTERM stops the workers and the primary exits 0');
   const replicas = new Set<string>();
   for (const w of ['w1', 'w2']) {
-    for (const line of readFileSync(join(dir, `j.${w}.jsonl`), 'utf8').split('\n').filter(Boolean)) replicas.add(JSON.parse(line).replica);
+    for (const line of readFileSync(join(dir, `j.${w}.jsonl`), 'utf8')
+      .split('\n')
+      .filter(Boolean))
+      replicas.add(JSON.parse(line).replica);
   }
   t.same([...replicas].sort(), ['box-w1', 'box-w2'], 'both workers served requests, each in its own journal');
 });

@@ -30,11 +30,22 @@ export function dealerReply(body: Buffer): string {
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
-    result: { message: { messageId: 'd-1', contextId: 'c-1', role: 'ROLE_AGENT', parts: [{ data: { type: `${skill}.response`, data: { total: 1, vehicles: [{ vin: 'V1', status: 'available', price: 100 }] } } }] } },
+    result: {
+      message: {
+        messageId: 'd-1',
+        contextId: 'c-1',
+        role: 'ROLE_AGENT',
+        parts: [{ data: { type: `${skill}.response`, data: { total: 1, vehicles: [{ vin: 'V1', status: 'available', price: 100 }] } } }],
+      },
+    },
   });
 }
 
-export async function harness(t: Test, scenarioYaml: string, opts: { engine?: EngineOptions; proxy?: Partial<ProxyOptions>; dealer?: Parameters<typeof startUpstream>[0] } = {}): Promise<Harness> {
+export async function harness(
+  t: Test,
+  scenarioYaml: string,
+  opts: { engine?: EngineOptions; proxy?: Partial<ProxyOptions>; dealer?: Parameters<typeof startUpstream>[0] } = {},
+): Promise<Harness> {
   const loaded = loadScenarioText(scenarioYaml, 'test.yaml');
   if (!loaded.ok) throw new Error(`test scenario invalid: ${JSON.stringify(loaded.problems)}`);
   const upstream = await startUpstream(
@@ -56,7 +67,11 @@ export async function harness(t: Test, scenarioYaml: string, opts: { engine?: En
     proxy,
     upstream,
     journal,
-    call: (skill, data = {}, o = {}) => request(proxy.url + '/a2a', { body: skillRequest(skill, data, o.id === undefined ? 1 : o.id), headers: { 'content-type': 'application/json', ...o.headers } }),
+    call: (skill, data = {}, o = {}) =>
+      request(proxy.url + '/a2a', {
+        body: skillRequest(skill, data, o.id === undefined ? 1 : o.id),
+        headers: { 'content-type': 'application/json', ...o.headers },
+      }),
     json: (reply) => JSON.parse(reply.body.toString()),
   };
 }

@@ -17,13 +17,20 @@ export function loadedRule(yaml: string): Rule {
 }
 
 export function classified(skill = 'inventory.search', headers: Record<string, string> = {}, id: string | number = 1): ClassifiedRequest {
-  return classifyRequest({ method: 'POST', url: '/a2a', headers: { 'content-type': 'application/json', ...headers }, clientIp: '127.0.0.1', body: Buffer.from(skillRequest(skill, {}, id)), oversized: false });
+  return classifyRequest({
+    method: 'POST',
+    url: '/a2a',
+    headers: { 'content-type': 'application/json', ...headers },
+    clientIp: '127.0.0.1',
+    body: Buffer.from(skillRequest(skill, {}, id)),
+    oversized: false,
+  });
 }
 
 /** A seeded stand-in for the scenario's generator: the same draws every run. */
 export function seeded(seed = 1): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 export function effectContext(over: Partial<EffectContext> = {}): EffectContext {

@@ -17,7 +17,11 @@ export interface ExamOutcome {
 
 export function exam(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<ExamOutcome> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'exam', ...args], { cwd, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'exam', ...args], {
+      cwd,
+      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c) => (out += c));
@@ -34,7 +38,19 @@ export interface ExamJson {
   /** Per check, its verdict over the whole battery. */
   battery: Verdicts;
   incomplete: { check: string; id?: string; verdict: string }[];
-  scenarios: { scenario: string; flaky: boolean; verdicts: Verdicts; runs: { seed: number; ok: boolean; verdicts: Verdicts; evidence: Record<string, string[]>; explanations: Record<string, string>; buyer: { exit_code: number | null; signal: string | null; timed_out: boolean; stdout: string } }[] }[];
+  scenarios: {
+    scenario: string;
+    flaky: boolean;
+    verdicts: Verdicts;
+    runs: {
+      seed: number;
+      ok: boolean;
+      verdicts: Verdicts;
+      evidence: Record<string, string[]>;
+      explanations: Record<string, string>;
+      buyer: { exit_code: number | null; signal: string | null; timed_out: boolean; stdout: string };
+    }[];
+  }[];
 }
 
 export const withVerdict = (verdicts: Verdicts, verdict: string) =>

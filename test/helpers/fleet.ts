@@ -32,7 +32,17 @@ export async function startFleet(t: Test, count: number, scenario: ScenarioInput
   const add = async (s: ScenarioInput | undefined = scenario, id = `r${replicas.length + 1}`) => {
     const journalFile = extra.journalDir ? `${extra.journalDir}/${id}.jsonl` : undefined;
     const auditFile = extra.auditDir ? `${extra.auditDir}/${id}.audit.jsonl` : undefined;
-    const r = await startRuntime({ target: dealer.url, port: 0, adminPort: 0, profile: '1.3', scenario: s, state: redis.url, replicaId: id, journalFile, auditFile });
+    const r = await startRuntime({
+      target: dealer.url,
+      port: 0,
+      adminPort: 0,
+      profile: '1.3',
+      scenario: s,
+      state: redis.url,
+      replicaId: id,
+      journalFile,
+      auditFile,
+    });
     replicas.push(r);
     return r;
   };
@@ -47,7 +57,10 @@ export async function startFleet(t: Test, count: number, scenario: ScenarioInput
 
 /** One inventory.search through `url`; returns the AAP error code, or undefined for a result. */
 export async function search(url: string, id: number, headers: Record<string, string> = {}): Promise<{ code?: string; retryAfterMs?: number }> {
-  const reply = await request(`${url}/a2a`, { body: skillRequest('inventory.search', { filters: {} }, id), headers: { 'content-type': 'application/json', ...headers } });
+  const reply = await request(`${url}/a2a`, {
+    body: skillRequest('inventory.search', { filters: {} }, id),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
   const body = JSON.parse(reply.body.toString()) as { error?: { data?: { code?: string; details?: { retry_after_ms?: number } } } };
   return { code: body.error?.data?.code, retryAfterMs: body.error?.data?.details?.retry_after_ms };
 }

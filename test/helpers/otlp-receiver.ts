@@ -30,7 +30,8 @@ export interface OtlpReceiver {
 
 type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
 const valueOf = (v: OtlpValue): unknown => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue));
-const attributesOf = (list: { key: string; value: OtlpValue }[] = []): Record<string, unknown> => Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
+const attributesOf = (list: { key: string; value: OtlpValue }[] = []): Record<string, unknown> =>
+  Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];

@@ -62,7 +62,9 @@ export async function startRedis(extraArgs: string[] = []): Promise<TestRedis> {
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const proc = spawn(REDIS_SERVER_PATH, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs], { stdio: 'ignore' });
+    const proc = spawn(REDIS_SERVER_PATH, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs], {
+      stdio: 'ignore',
+    });
     child = proc;
     await waitForPong(port, proc);
   };

@@ -30,7 +30,8 @@ const CODES: Record<string, { rpc20: number; rpc13: number }> = {
 const VALIDATION = new Set(['SCHEMA_VALIDATION_FAILED', 'MISSING_REQUIRED_FIELD', 'INVALID_CONDITION']);
 
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
-const isDateTime = (v: unknown): boolean => typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(v) && !Number.isNaN(Date.parse(v));
+const isDateTime = (v: unknown): boolean =>
+  typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(v) && !Number.isNaN(Date.parse(v));
 const STACK = /\n\s+at |\.(ts|js):\d+/;
 
 export function seedViolations(envelope: unknown, profile: Profile): string[] {
@@ -58,7 +59,9 @@ export function seedViolations(envelope: unknown, profile: Profile): string[] {
     if (!isObj(info) || info['@type'] !== ERROR_INFO) fail('the array MUST lead with a google.rpc.ErrorInfo');
     else if (info.metadata !== undefined) {
       if (!isObj(info.metadata)) fail('ErrorInfo.metadata is a map');
-      else for (const [k, v] of Object.entries(info.metadata)) if (typeof v !== 'string') fail(`ErrorInfo.metadata is a map<string,string>: ${k} is ${JSON.stringify(v)}, not a string`);
+      else
+        for (const [k, v] of Object.entries(info.metadata))
+          if (typeof v !== 'string') fail(`ErrorInfo.metadata is a map<string,string>: ${k} is ${JSON.stringify(v)}, not a string`);
     }
     if (!aap) checkA2aError(error, info, fail);
   } else if (profile === '2.0') {
@@ -119,7 +122,10 @@ function checkAapPayload(error: Obj, aap: Obj, entries: Obj[], profile: Profile,
     else {
       const violations = badRequests[0]!.fieldViolations;
       const mirrored = (problems as Obj[]).map((p) => ({ field: p.instanceLocation, description: `${String(p.keyword)}: ${String(p.error)}` }));
-      if (JSON.stringify(violations) !== JSON.stringify(mirrored)) fail(`BadRequest.fieldViolations mirror details.errors[] (field = instanceLocation, description = "keyword: error"): ${JSON.stringify(violations)} vs ${JSON.stringify(mirrored)}`);
+      if (JSON.stringify(violations) !== JSON.stringify(mirrored))
+        fail(
+          `BadRequest.fieldViolations mirror details.errors[] (field = instanceLocation, description = "keyword: error"): ${JSON.stringify(violations)} vs ${JSON.stringify(mirrored)}`,
+        );
     }
   }
 }

@@ -26,8 +26,30 @@ function openssl(args: string[], cwd: string): void {
 
 export function makeTestCa(): TestCa {
   const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-ca-'));
-  openssl(['req', '-x509', ...EC_KEY, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=aap-chaos test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
-  writeFileSync(path.join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n');
+  openssl(
+    [
+      'req',
+      '-x509',
+      ...EC_KEY,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=aap-chaos test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
+  writeFileSync(
+    path.join(dir, 'server.ext'),
+    'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n',
+  );
   const caFile = path.join(dir, 'ca.pem');
   const ca = readFileSync(caFile, 'utf8');
   const agent = new Agent({ connect: { ca } });
@@ -37,10 +59,30 @@ export function makeTestCa(): TestCa {
     ca,
     issue(name) {
       openssl(['req', ...EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', '/CN=127.0.0.1'], dir);
-      openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '1', '-extfile', 'server.ext'], dir);
+      openssl(
+        [
+          'x509',
+          '-req',
+          '-in',
+          `${name}.csr`,
+          '-CA',
+          'ca.pem',
+          '-CAkey',
+          'ca.key',
+          '-CAcreateserial',
+          '-out',
+          `${name}.pem`,
+          '-days',
+          '1',
+          '-extfile',
+          'server.ext',
+        ],
+        dir,
+      );
       return { cert: path.join(dir, `${name}.pem`), key: path.join(dir, `${name}.key`) };
     },
-    fetch: ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) => undiciFetch(input, { ...init, dispatcher: agent })) as unknown as typeof fetch,
+    fetch: ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
+      undiciFetch(input, { ...init, dispatcher: agent })) as unknown as typeof fetch,
     async close() {
       await agent.close();
       rmSync(dir, { recursive: true, force: true });

@@ -49,7 +49,11 @@ t.test('with a journal file and an /events client, each line is serialized once 
   t.equal(calls, 2, 'two requests, two serializations (one each for the file and the subscriber together)');
   const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
   t.same(lines, messages, 'the file line and the event message are the same text');
-  t.same(lines.map((l) => JSON.parse(l)), rt.journal.all(), 'and they are the journal lines');
+  t.same(
+    lines.map((l) => JSON.parse(l)),
+    rt.journal.all(),
+    'and they are the journal lines',
+  );
 });
 
 t.test('an injected error is journaled with its whole error member, without serializing it', async (t) => {
@@ -82,7 +86,14 @@ t.test('an error member is kept whole exactly when its JSON fits the limit', asy
     ['nested objects', (n) => ({ details: { errors: Array.from({ length: Math.floor(n / 40) }, (_, i) => ({ pointer: `/p/${i}`, ok: true })) } })],
   ];
   for (const [name, fill] of fills) {
-    for (const budget of [0, 100, MAX_REPLY_ERROR_BYTES - overhead - 8, MAX_REPLY_ERROR_BYTES - overhead, MAX_REPLY_ERROR_BYTES - overhead + 8, MAX_REPLY_ERROR_BYTES * 2]) {
+    for (const budget of [
+      0,
+      100,
+      MAX_REPLY_ERROR_BYTES - overhead - 8,
+      MAX_REPLY_ERROR_BYTES - overhead,
+      MAX_REPLY_ERROR_BYTES - overhead + 8,
+      MAX_REPLY_ERROR_BYTES * 2,
+    ]) {
       const error = { ...base, data: fill(Math.max(0, budget)) };
       const kept = boundedReplyError(error);
       t.equal('data' in kept, keptWhole(error), `${name}, ${Buffer.byteLength(JSON.stringify(error))} bytes: kept whole only when it fits`);
@@ -102,17 +113,37 @@ t.test('the ring keeps each entry as its line: readers get the data as recorded,
   t.not(journal.all()[0], first, 'a reader gets its own copy');
   t.same(journal.lines(), [JSON.stringify(recorded) + '\n'], 'GET /journal sends the kept line as it is');
   for (let i = 2; i <= 5; i++) journal.onRequestDone(journalLine(`01J0000000000000000000000${i}`, i, { session: i % 2 ? 's1' : 's2' }));
-  t.same(journal.all().map((e) => e.id.slice(-1)), ['3', '4', '5'], 'the oldest are forgotten past ringSize');
+  t.same(
+    journal.all().map((e) => e.id.slice(-1)),
+    ['3', '4', '5'],
+    'the oldest are forgotten past ringSize',
+  );
   t.equal(journal.size, 3);
-  t.same(journal.entries({ session: 's1' }).map((e) => e.id.slice(-1)), ['3', '5'], 'a session query selects by the kept session');
-  t.same(journal.entries({ since: '01J00000000000000000000003', limit: 1 }).map((e) => e.id.slice(-1)), ['4'], 'since and limit');
+  t.same(
+    journal.entries({ session: 's1' }).map((e) => e.id.slice(-1)),
+    ['3', '5'],
+    'a session query selects by the kept session',
+  );
+  t.same(
+    journal.entries({ since: '01J00000000000000000000003', limit: 1 }).map((e) => e.id.slice(-1)),
+    ['4'],
+    'since and limit',
+  );
   journal.clear('s1');
-  t.same(journal.all().map((e) => e.id.slice(-1)), ['4'], "clearing a session keeps the others' lines");
+  t.same(
+    journal.all().map((e) => e.id.slice(-1)),
+    ['4'],
+    "clearing a session keeps the others' lines",
+  );
 
   const small = new Journal({ ringSize: 100, ringBytes: 1 });
   small.onRequestDone(journalLine('01J00000000000000000000007', 7));
   small.onRequestDone(journalLine('01J00000000000000000000008', 8));
-  t.same(small.all().map((e) => e.id.slice(-1)), ['8'], 'past ringBytes the oldest goes, the newest always stays');
+  t.same(
+    small.all().map((e) => e.id.slice(-1)),
+    ['8'],
+    'past ringBytes the oldest goes, the newest always stays',
+  );
 });
 
 t.test('request hashes do not depend on key order, and start times read as toISOString writes them', async (t) => {
@@ -133,9 +164,22 @@ t.test('start times keep their milliseconds, padded, across seconds', async (t) 
   const request = classifyRequest({ method: 'GET', url: '/', headers: {}, clientIp: '127.0.0.1', body: null, oversized: false } as never);
   const base = Date.UTC(2026, 0, 2, 3, 4, 5);
   for (const ms of [base, base + 5, base + 50, base + 999, base + 1000, base + 61_007]) {
-    const entry = buildJournalEntry(request, { matched: [], fired: [], sentences: [], applied: [] }, { source: 'dealer', notes: [] }, {
-      startedAt: ms, durationMs: 1, client: '127.0.0.1', clientKey: 'ip', status: 200, aborted: false, dryRun: false, profile: '1.3', extensionUri: 'x',
-    });
+    const entry = buildJournalEntry(
+      request,
+      { matched: [], fired: [], sentences: [], applied: [] },
+      { source: 'dealer', notes: [] },
+      {
+        startedAt: ms,
+        durationMs: 1,
+        client: '127.0.0.1',
+        clientKey: 'ip',
+        status: 200,
+        aborted: false,
+        dryRun: false,
+        profile: '1.3',
+        extensionUri: 'x',
+      },
+    );
     t.equal(entry.ts, new Date(ms).toISOString(), `${ms}`);
   }
 });
@@ -144,7 +188,11 @@ t.test('the request hash is the hash of the sorted JSON text, whichever way it i
   const { canonicalHash } = await import('../../src/journal/build-entry.js');
   const { hash } = await import('node:crypto');
   const expect = (text: string) => hash('sha256', text).slice(0, 16);
-  t.equal(canonicalHash({ type: 't', filters: { make: ['Honda'], year_min: 2021 } }), expect('{"filters":{"make":["Honda"],"year_min":2021},"type":"t"}'), 'unsorted keys');
+  t.equal(
+    canonicalHash({ type: 't', filters: { make: ['Honda'], year_min: 2021 } }),
+    expect('{"filters":{"make":["Honda"],"year_min":2021},"type":"t"}'),
+    'unsorted keys',
+  );
   t.equal(canonicalHash({ b: 1, '10': 2, '9': 3 }), expect('{"10":2,"9":3,"b":1}'), 'index-like keys in text order');
   t.equal(canonicalHash({ b: undefined, a: [undefined, NaN] }), expect('{"a":[null,null],"b":null}'), 'values JSON would drop');
   t.equal(canonicalHash({ a: 'é"\\\n' }), expect(`{"a":${JSON.stringify('é"\\\n')}}`), 'escapes');

@@ -35,10 +35,17 @@ t.test('the ring keeps no journal entry object alive: the entries of real reques
   t.equal(refs.length, 20, 'every request was journaled');
   await collect();
   // src/journal/line.ts keeps the last entry it serialized (one slot, so the sinks share the text).
-  t.ok(refs.slice(0, -1).every((r) => r.deref() === undefined), 'no entry object but the last one survives a collection');
+  t.ok(
+    refs.slice(0, -1).every((r) => r.deref() === undefined),
+    'no entry object but the last one survives a collection',
+  );
   const kept = rt.journal.all();
   t.equal(kept.length, 20, 'while the ring still holds every line');
-  t.same(kept.map((e) => e.rpc_id), refs.map((_, i) => `weak-${i}`), 'in order');
+  t.same(
+    kept.map((e) => e.rpc_id),
+    refs.map((_, i) => `weak-${i}`),
+    'in order',
+  );
   t.equal(kept[1]!.error_code, 'RATE_LIMITED', 'with its fields');
 });
 
@@ -72,8 +79,16 @@ t.test('lines read back as written: non-ASCII text, a line longer than a chunk, 
   escapedId.id = 'a"b';
   for (const e of [accented, huge, idLast, escapedId]) journal.onRequestDone(e);
   t.same(journal.all(), [accented, huge, idLast, escapedId]);
-  t.same(journal.entries({ since: accented.id }).map((e) => e.rpc_id), [2, 3, 4], 'since finds a line by its id');
-  t.same(journal.entries({ since: idLast.id }).map((e) => e.rpc_id), [4], 'also when the id is not the first field');
+  t.same(
+    journal.entries({ since: accented.id }).map((e) => e.rpc_id),
+    [2, 3, 4],
+    'since finds a line by its id',
+  );
+  t.same(
+    journal.entries({ since: idLast.id }).map((e) => e.rpc_id),
+    [4],
+    'also when the id is not the first field',
+  );
   t.same(journal.entries({ since: 'a"b' }), [], 'or has to be unescaped');
   t.same(journal.lines({ limit: 1 }), [JSON.stringify(accented) + '\n'], 'lines are the JSON text, newline included');
 });
@@ -81,10 +96,20 @@ t.test('lines read back as written: non-ASCII text, a line longer than a chunk, 
 t.test('sessions: lines are selected and cleared by the session they name', async (t) => {
   const journal = new Journal({ ringSize: 100 });
   for (let n = 0; n < 9; n++) journal.onRequestDone({ ...errorSizedLine(n), ...(n % 3 ? { session: `s${n % 3}` } : {}) });
-  t.same(journal.ofSession('s1').map((e) => e.rpc_id), [1, 4, 7]);
-  t.same(journal.ofSession('default').map((e) => e.rpc_id), [0, 3, 6]);
+  t.same(
+    journal.ofSession('s1').map((e) => e.rpc_id),
+    [1, 4, 7],
+  );
+  t.same(
+    journal.ofSession('default').map((e) => e.rpc_id),
+    [0, 3, 6],
+  );
   journal.clear('s1');
-  t.same(journal.all().map((e) => e.rpc_id), [0, 2, 3, 5, 6, 8], 'clearing a session keeps the others in order');
+  t.same(
+    journal.all().map((e) => e.rpc_id),
+    [0, 2, 3, 5, 6, 8],
+    'clearing a session keeps the others in order',
+  );
   t.equal(journal.size, 6);
   journal.onRequestDone(errorSizedLine(9));
   t.same(journal.all().at(-1)!.rpc_id, 9, 'and new lines follow them');

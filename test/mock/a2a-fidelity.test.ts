@@ -70,7 +70,11 @@ t.test('SendMessage naming an unknown message.taskId is TaskNotFoundError, raw a
 t.test('the SDK client lists tasks (an empty page without streaming) and meets -32001 for an unknown task', async (t) => {
   const { url } = await startDealer(t);
   const buyer = await createBuyer(url);
-  const codeOf = async (call: Promise<unknown>) => call.then(() => undefined, (e) => (isJsonRpcError(e) ? e.envelopeCode : String(e)));
+  const codeOf = async (call: Promise<unknown>) =>
+    call.then(
+      () => undefined,
+      (e) => (isJsonRpcError(e) ? e.envelopeCode : String(e)),
+    );
   t.same(await buyer.listTasks(ListTasksRequest.fromJSON({})), { tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
   t.equal(await codeOf(buyer.getTask({ id: 'no-such-task' } as never)), -32001);
 });
@@ -90,7 +94,10 @@ t.test('the card is served with Cache-Control and an ETag, and If-None-Match get
 t.test('the 1.3 card does not require the extension, and the 1.3 mock serves without it', async (t) => {
   const { mockUrl } = await startDealer(t, {}, 'direct');
   const card = JSON.parse((await request(`${mockUrl}/.well-known/agent-card.json`)).body.toString());
-  t.same(card.capabilities.extensions.map((e: { uri: string; required: boolean }) => [e.uri, e.required]), [[AAP_EXTENSION_URI_1_3, false]]);
+  t.same(
+    card.capabilities.extensions.map((e: { uri: string; required: boolean }) => [e.uri, e.required]),
+    [[AAP_EXTENSION_URI_1_3, false]],
+  );
   const reply = await sendSkill(await createBuyer(mockUrl), 'dealer.information');
   t.ok(reply.ok, 'served without A2A-Extensions');
   const draft = await startDealer(t, { profile: '2.0' }, 'direct');
@@ -101,13 +108,18 @@ t.test('the 1.3 card does not require the extension, and the 1.3 mock serves wit
 t.test('validation runs every stage and merges all problems in one reply', async (t) => {
   const { url } = await startDealer(t, { now: () => NOW });
   const buyer = await createBuyer(url);
-  const locations = (reply: Awaited<ReturnType<typeof sendSkill>>) => ((aapError(reply).details as { errors: { instanceLocation: string }[] }).errors.map((e) => e.instanceLocation).sort());
+  const locations = (reply: Awaited<ReturnType<typeof sendSkill>>) =>
+    (aapError(reply).details as { errors: { instanceLocation: string }[] }).errors.map((e) => e.instanceLocation).sort();
 
   const schemaAndCondition = await sendSkill(buyer, 'lead.submit', { ...lead, message: 7, vehicle_of_interest: { condition: 'fair' } });
   t.equal(aapError(schemaAndCondition).code, 'SCHEMA_VALIDATION_FAILED', 'a schema problem sets the code');
   t.same(locations(schemaAndCondition), ['/message', '/vehicle_of_interest/condition']);
 
-  const tradeInAndTestDrive = await sendSkill(buyer, 'lead.submit', { ...lead, trade_in: { condition: 'new' }, appointment: { appointment_type: 'test_drive' } });
+  const tradeInAndTestDrive = await sendSkill(buyer, 'lead.submit', {
+    ...lead,
+    trade_in: { condition: 'new' },
+    appointment: { appointment_type: 'test_drive' },
+  });
   t.equal(aapError(tradeInAndTestDrive).code, 'INVALID_CONDITION', 'then a wrong condition vocabulary');
   t.same(locations(tradeInAndTestDrive), ['/trade_in/condition', '/vehicle_of_interest']);
 });
@@ -128,8 +140,17 @@ t.test('APPOINTMENT_TIME_UNAVAILABLE only when there is no alternative at all', 
   const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-closed-'));
   const file = path.join(dir, 'closed.json');
   const closed = Object.fromEntries(['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'].map((d) => [d, null]));
-  writeFileSync(file, JSON.stringify({ dealer: { name: 'Closed Motors', rooftops: [{ name: 'Main', timezone: 'UTC', schedules: [{ name: 'Sales', value: closed }] }] }, vehicles: [] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      dealer: { name: 'Closed Motors', rooftops: [{ name: 'Main', timezone: 'UTC', schedules: [{ name: 'Sales', value: closed }] }] },
+      vehicles: [],
+    }),
+  );
   const { url } = await startDealer(t, { inventoryFile: file, now: () => NOW });
-  const reply = await sendSkill(await createBuyer(url), 'lead.submit', { ...lead, appointment: { appointment_type: 'service', appointment_at: '2030-01-09T17:00:00Z' } });
+  const reply = await sendSkill(await createBuyer(url), 'lead.submit', {
+    ...lead,
+    appointment: { appointment_type: 'service', appointment_at: '2030-01-09T17:00:00Z' },
+  });
   t.equal(aapError(reply).code, 'APPOINTMENT_TIME_UNAVAILABLE');
 });

@@ -40,10 +40,16 @@ t.test('the 1.3 card advertises the v1.3 URI as not required (the 1.3 mock serve
   const card = await fetchCard(mockUrl);
   t.ok(card.name && card.description && card.version);
   t.same(card.supportedInterfaces, [{ url: `${mockUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
-  t.same(card.capabilities.extensions.map((e) => [e.uri, e.required]), [[AAP_EXTENSION_URI_1_3, false]]);
+  t.same(
+    card.capabilities.extensions.map((e) => [e.uri, e.required]),
+    [[AAP_EXTENSION_URI_1_3, false]],
+  );
   t.same(Object.keys(card.capabilities.extensions[0]!.params.skills), [...SKILL_IDS]);
   t.equal(card.capabilities.streaming, false);
-  t.same(card.skills.map((s) => s.id), [...SKILL_IDS]);
+  t.same(
+    card.skills.map((s) => s.id),
+    [...SKILL_IDS],
+  );
   t.ok(card.skills.every((s) => s.tags.length > 0));
   t.ok(card.defaultInputModes.includes('application/vnd.autoagent.vehicle-detail-request+json'));
   t.ok(card.defaultOutputModes.includes('application/vnd.autoagent.inventory-search-response+json'));

@@ -26,7 +26,11 @@ export async function startDealer(t: Test, opts: MockDealerOptions = {}, route: 
 }
 
 /** A raw JSON-RPC POST to `<url>/a2a`, for what the SDK cannot send (bad JSON, odd headers). */
-export async function postRpc(url: string, body: string | Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+export async function postRpc(
+  url: string,
+  body: string | Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
   const res = await fetch(`${url}/a2a`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

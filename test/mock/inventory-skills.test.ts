@@ -14,7 +14,11 @@ t.test('1.3 profile, through the proxy', async (t) => {
   t.test('dealer.information lists rooftops with phones, hours and timezone', async (t) => {
     const reply = await call('dealer.information');
     t.ok(reply.ok && typeof reply.messageId === 'string' && reply.contextId.length > 0, 'fresh messageId and a contextId');
-    const info = payload<{ name: string; rooftops: { name: string; phones: unknown[]; schedules: unknown[]; timezone: string }[] }>(t, reply, 'dealer.information');
+    const info = payload<{ name: string; rooftops: { name: string; phones: unknown[]; schedules: unknown[]; timezone: string }[] }>(
+      t,
+      reply,
+      'dealer.information',
+    );
     t.equal(info.name, 'Mock Motors');
     t.equal(info.rooftops.length, 2);
     t.ok(info.rooftops.every((r) => r.phones.length > 0 && r.schedules.length > 0 && r.timezone === 'America/Chicago'));
@@ -25,8 +29,13 @@ t.test('1.3 profile, through the proxy', async (t) => {
     t.equal(first.total, dealer.inventory.vehicles.length);
     t.same([first.skip, first.limit, first.vehicles.length], [0, 20, 20]);
     const v = first.vehicles[0]!;
-    for (const field of ['status', 'price', 'list_price', 'msrp', 'fees', 'updated_at', 'vin', 'stock'] as const) t.not(v[field], undefined, `vehicles carry ${field}`);
-    const last = payload<{ vehicles: Vehicle[] }>(t, await call('inventory.search', { pagination: { skip: first.total - 3, limit: 1000 } }), 'inventory.search');
+    for (const field of ['status', 'price', 'list_price', 'msrp', 'fees', 'updated_at', 'vin', 'stock'] as const)
+      t.not(v[field], undefined, `vehicles carry ${field}`);
+    const last = payload<{ vehicles: Vehicle[] }>(
+      t,
+      await call('inventory.search', { pagination: { skip: first.total - 3, limit: 1000 } }),
+      'inventory.search',
+    );
     t.equal(last.vehicles.length, 3);
   });
 
@@ -43,8 +52,16 @@ t.test('1.3 profile, through the proxy', async (t) => {
     t.ok(result.total > 0, 'some vehicles match');
     t.ok(result.vehicles.every((v) => ['Honda', 'Toyota'].includes(v.make) && v.condition !== 'new' && v.price <= 30000 && v.year >= 2018));
     const prices = result.vehicles.map((v) => v.price);
-    t.same(prices, [...prices].sort((a, b) => b - a), 'sorted by price, descending');
-    const ev = payload<{ vehicles: Vehicle[] }>(t, await call('inventory.search', { filters: { fuel: ['electric'], dc_fast_charge: true, query: 'tesla' } }), 'inventory.search');
+    t.same(
+      prices,
+      [...prices].sort((a, b) => b - a),
+      'sorted by price, descending',
+    );
+    const ev = payload<{ vehicles: Vehicle[] }>(
+      t,
+      await call('inventory.search', { filters: { fuel: ['electric'], dc_fast_charge: true, query: 'tesla' } }),
+      'inventory.search',
+    );
     t.ok(ev.vehicles.length > 0 && ev.vehicles.every((v) => v.make === 'Tesla' && v.electric_range_mi! > 0));
     const byVin = payload<{ total: number }>(t, await call('inventory.search', { filters: { vin: dealer.inventory.firstSold().vin } }), 'inventory.search');
     t.equal(byVin.total, 0, 'sold vehicles never appear in search');
@@ -56,11 +73,21 @@ t.test('1.3 profile, through the proxy', async (t) => {
       await call('inventory.facets'),
       'inventory.facets',
     );
-    t.equal(all.makes.reduce((n, m) => n + m.count, 0), dealer.inventory.vehicles.length);
+    t.equal(
+      all.makes.reduce((n, m) => n + m.count, 0),
+      dealer.inventory.vehicles.length,
+    );
     t.same(all.statuses.map((s) => s.value).sort(), ['available', 'intransit', 'pending']);
     t.ok(all.price_range.min < all.price_range.max);
-    const subaru = payload<{ makes: { value: string; count: number }[] }>(t, await call('inventory.facets', { filters: { make: ['Subaru'] } }), 'inventory.facets');
-    t.same(subaru.makes.map((m) => m.value), ['Subaru']);
+    const subaru = payload<{ makes: { value: string; count: number }[] }>(
+      t,
+      await call('inventory.facets', { filters: { make: ['Subaru'] } }),
+      'inventory.facets',
+    );
+    t.same(
+      subaru.makes.map((m) => m.value),
+      ['Subaru'],
+    );
   });
 
   t.test('inventory.vehicle finds a listing by vin, stock or vehicle_id', async (t) => {
@@ -104,7 +131,8 @@ t.test('1.3 profile, through the proxy', async (t) => {
 t.test('2.0 profile, through the proxy', async (t) => {
   const { url, dealer } = await startDealer(t, { profile: '2.0' });
   const buyer = await createBuyer(url);
-  const call = (skill: string, data: Record<string, unknown> = {}): Promise<SkillReply> => sendSkill(buyer, skill, data, { extensionUri: AAP_EXTENSION_URI_2_0_DRAFT });
+  const call = (skill: string, data: Record<string, unknown> = {}): Promise<SkillReply> =>
+    sendSkill(buyer, skill, data, { extensionUri: AAP_EXTENSION_URI_2_0_DRAFT });
 
   t.test('skills succeed when the extension is activated', async (t) => {
     const v = payload<Vehicle>(t, await call('inventory.vehicle', { stock: dealer.inventory.firstAvailable().stock }), 'inventory.vehicle');

@@ -2,7 +2,15 @@ import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AAP_EXTENSION_URI_1_3 } from '../../src/protocol/codes.js';
-import { Inventory, LISTED_VEHICLE_COUNT, SOLD_VEHICLE_COUNT, generateInventory, loadInventoryFile, parseInventory, type Vehicle } from '../../src/mock/index.js';
+import {
+  Inventory,
+  LISTED_VEHICLE_COUNT,
+  SOLD_VEHICLE_COUNT,
+  generateInventory,
+  loadInventoryFile,
+  parseInventory,
+  type Vehicle,
+} from '../../src/mock/index.js';
 import { createBuyer, sendSkill } from '../helpers/sdk-buyer.js';
 import { aapError, payload, startDealer } from './dealer-fixture.js';
 
@@ -18,15 +26,30 @@ t.test('the generated inventory looks like a real dealer lot', async (t) => {
   const all = [...vehicles, ...sold];
   t.equal(new Set(all.map((v) => v.vin)).size, all.length, 'VINs are unique');
   t.equal(new Set(all.map((v) => v.stock)).size, all.length, 'stock numbers are unique');
-  t.ok(all.every((v) => /^[A-HJ-NPR-Z0-9]{17}$/.test(v.vin)), 'VINs are 17 legal characters');
+  t.ok(
+    all.every((v) => /^[A-HJ-NPR-Z0-9]{17}$/.test(v.vin)),
+    'VINs are 17 legal characters',
+  );
   t.ok(new Set(vehicles.map((v) => v.make)).size >= 5, 'several makes');
   t.same(new Set(vehicles.map((v) => v.condition)), new Set(['new', 'used', 'cpo']));
   t.same(new Set(vehicles.map((v) => v.status)), new Set(['available', 'intransit', 'pending']));
   t.equal(new Set(vehicles.map((v) => v.rooftop)).size, 2, 'two rooftops');
-  t.ok(all.every((v) => Number.isInteger(v.price) && v.price >= 3_990 && v.price <= 80_000), 'integer USD prices in a realistic band');
-  t.ok(vehicles.filter((v) => v.condition === 'new').every((v) => v.mileage! < 100 && v.price <= v.msrp!), 'new cars: delivery miles, at or under MSRP');
-  t.ok(vehicles.filter((v) => v.condition !== 'new').every((v) => v.mileage! >= 2_000), 'used cars have real mileage');
-  t.ok(all.every((v) => !Number.isNaN(Date.parse(v.updated_at))), 'updated_at is a timestamp');
+  t.ok(
+    all.every((v) => Number.isInteger(v.price) && v.price >= 3_990 && v.price <= 80_000),
+    'integer USD prices in a realistic band',
+  );
+  t.ok(
+    vehicles.filter((v) => v.condition === 'new').every((v) => v.mileage! < 100 && v.price <= v.msrp!),
+    'new cars: delivery miles, at or under MSRP',
+  );
+  t.ok(
+    vehicles.filter((v) => v.condition !== 'new').every((v) => v.mileage! >= 2_000),
+    'used cars have real mileage',
+  );
+  t.ok(
+    all.every((v) => !Number.isNaN(Date.parse(v.updated_at))),
+    'updated_at is a timestamp',
+  );
 });
 
 t.test('lookups tell listed, sold and unknown vehicles apart', async (t) => {
@@ -77,7 +100,13 @@ t.test('duplicate identifiers, bad JSON and missing files each get a clear error
   t.throws(() => parseInventory('broken.json', '{"vehicles": ['), { message: /^Inventory file broken\.json is not valid JSON: / });
   t.throws(() => loadInventoryFile('/nonexistent/lot.json'), { message: 'Cannot read inventory file /nonexistent/lot.json: ENOENT' });
   t.throws(() => parseInventory('empty.json', '{}'), { message: /\/vehicles: is required/ });
-  const badHours = { ...lot(), dealer: { name: 'X', rooftops: [{ name: 'Main', timezone: 'Mars/Olympus', schedules: [{ value: { monday: { open: '9am', close: '17:00' }, funday: null } }] }] } };
+  const badHours = {
+    ...lot(),
+    dealer: {
+      name: 'X',
+      rooftops: [{ name: 'Main', timezone: 'Mars/Olympus', schedules: [{ value: { monday: { open: '9am', close: '17:00' }, funday: null } }] }],
+    },
+  };
   const error = t.throws(() => parseInventory('hours.json', JSON.stringify(badHours))) as Error;
   t.match(error.message, 'hours.json is invalid (2 problems)');
   t.match(error.message, '/dealer/rooftops/0/schedules/0/value/monday/open: must match pattern');

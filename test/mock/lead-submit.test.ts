@@ -8,7 +8,12 @@ const NOW = new Date('2030-01-07T12:00:00Z');
 const WEDNESDAY_11_LOCAL = '2030-01-09T17:00:00Z';
 const SUNDAY_11_LOCAL = '2030-01-13T17:00:00Z';
 
-const consent = { granted_at: '2030-01-06T10:00:00Z', allowed_channels: ['email', 'phone'], consent_text: 'I agree to be contacted about this vehicle.', scope: ['lead_submission'] };
+const consent = {
+  granted_at: '2030-01-06T10:00:00Z',
+  allowed_channels: ['email', 'phone'],
+  consent_text: 'I agree to be contacted about this vehicle.',
+  scope: ['lead_submission'],
+};
 const baseLead = {
   customer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '+15555550123', preferred_contact: 'email' },
   consent,
@@ -22,7 +27,10 @@ interface LeadResponse {
   dealer?: { name: string; phone: string };
 }
 
-async function leadDealer(t: Test, profile: '1.3' | '2.0' = '1.3'): Promise<{ submit: (lead: Record<string, unknown>) => Promise<SkillReply>; firstAvailable: () => { vin: string; rooftop: string }; soldVin: string }> {
+async function leadDealer(
+  t: Test,
+  profile: '1.3' | '2.0' = '1.3',
+): Promise<{ submit: (lead: Record<string, unknown>) => Promise<SkillReply>; firstAvailable: () => { vin: string; rooftop: string }; soldVin: string }> {
   const { url, dealer } = await startDealer(t, { profile, now: () => NOW });
   const buyer = await createBuyer(url);
   const extensionUri = profile === '1.3' ? AAP_EXTENSION_URI_1_3 : AAP_EXTENSION_URI_2_0_DRAFT;
@@ -41,7 +49,8 @@ t.test('a consented lead is received with a lead id and the rooftop contact', as
 
 t.test('consent errors', async (t) => {
   const { submit } = await leadDealer(t);
-  const expectCode = async (t: Test, lead: Record<string, unknown>, code: string, rpc = -32000): Promise<Record<string, unknown>> => expectAapError(t, await submit(lead), rpc, code);
+  const expectCode = async (t: Test, lead: Record<string, unknown>, code: string, rpc = -32000): Promise<Record<string, unknown>> =>
+    expectAapError(t, await submit(lead), rpc, code);
 
   t.test('customer details without consent are CONTACT_CONSENT_REQUIRED', async (t) => {
     const error = await expectCode(t, { customer: baseLead.customer, source_agent: baseLead.source_agent }, 'CONTACT_CONSENT_REQUIRED');
@@ -54,7 +63,11 @@ t.test('consent errors', async (t) => {
   });
 
   t.test('wrong scope, a future grant and empty text are INVALID_CONSENT, all listed', async (t) => {
-    const error = await expectCode(t, { ...baseLead, consent: { ...consent, scope: ['lead_submission', 'marketing'], granted_at: '2030-02-01T00:00:00Z', consent_text: ' ' } }, 'INVALID_CONSENT');
+    const error = await expectCode(
+      t,
+      { ...baseLead, consent: { ...consent, scope: ['lead_submission', 'marketing'], granted_at: '2030-02-01T00:00:00Z', consent_text: ' ' } },
+      'INVALID_CONSENT',
+    );
     const where = (error.details as { errors: { instanceLocation: string }[] }).errors.map((e) => e.instanceLocation);
     t.same(where, ['/consent/scope', '/consent/granted_at', '/consent/consent_text']);
   });
@@ -64,17 +77,35 @@ t.test('consent errors', async (t) => {
   });
 
   t.test('a trade-in word on the vehicle of interest (and vice versa) is INVALID_CONDITION on -32602', async (t) => {
-    const error = await expectCode(t, { ...baseLead, vehicle_of_interest: { make: 'Honda', condition: 'excellent' }, trade_in: { make: 'Ford', condition: 'used' } }, 'INVALID_CONDITION', -32602);
-    t.same((error.details as { errors: { instanceLocation: string }[] }).errors.map((e) => e.instanceLocation), ['/vehicle_of_interest/condition', '/trade_in/condition']);
+    const error = await expectCode(
+      t,
+      { ...baseLead, vehicle_of_interest: { make: 'Honda', condition: 'excellent' }, trade_in: { make: 'Ford', condition: 'used' } },
+      'INVALID_CONDITION',
+      -32602,
+    );
+    t.same(
+      (error.details as { errors: { instanceLocation: string }[] }).errors.map((e) => e.instanceLocation),
+      ['/vehicle_of_interest/condition', '/trade_in/condition'],
+    );
   });
 
   t.test('a test drive without a vehicle is MISSING_REQUIRED_FIELD on -32602', async (t) => {
-    const error = await expectCode(t, { ...baseLead, appointment: { appointment_type: 'test_drive', appointment_at: WEDNESDAY_11_LOCAL } }, 'MISSING_REQUIRED_FIELD', -32602);
+    const error = await expectCode(
+      t,
+      { ...baseLead, appointment: { appointment_type: 'test_drive', appointment_at: WEDNESDAY_11_LOCAL } },
+      'MISSING_REQUIRED_FIELD',
+      -32602,
+    );
     t.match(error.details, { errors: [{ instanceLocation: '/vehicle_of_interest', keyword: 'required' }] });
   });
 
   t.test('a structurally broken lead is SCHEMA_VALIDATION_FAILED with every problem', async (t) => {
-    const error = await expectCode(t, { customer: { first_name: 'A', phone: '555' }, consent: { ...consent, allowed_channels: [] } }, 'SCHEMA_VALIDATION_FAILED', -32602);
+    const error = await expectCode(
+      t,
+      { customer: { first_name: 'A', phone: '555' }, consent: { ...consent, allowed_channels: [] } },
+      'SCHEMA_VALIDATION_FAILED',
+      -32602,
+    );
     const where = (error.details as { errors: { instanceLocation: string }[] }).errors.map((e) => e.instanceLocation).sort();
     t.same(where, ['/consent/allowed_channels', '/customer/last_name', '/customer/phone', '/source_agent']);
   });
@@ -140,7 +171,11 @@ t.test('appointments', async (t) => {
     const lead = await book('2031-06-04T17:00:00Z');
     t.equal(lead.appointment?.status, 'proposed');
     const horizon = NOW.getTime() + 90 * 24 * 3600_000;
-    t.ok(lead.appointment?.proposed_times?.length && lead.appointment.proposed_times.every((p) => Date.parse(p) <= horizon && Date.parse(p) > horizon - 14 * 24 * 3600_000), 'in the last days of the horizon');
+    t.ok(
+      lead.appointment?.proposed_times?.length &&
+        lead.appointment.proposed_times.every((p) => Date.parse(p) <= horizon && Date.parse(p) > horizon - 14 * 24 * 3600_000),
+      'in the last days of the horizon',
+    );
   });
 
   t.test('no requested time: the appointment is requested', async (t) => {

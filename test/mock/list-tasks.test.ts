@@ -43,15 +43,29 @@ t.test('one page: newest status first, artifacts left out unless asked for', asy
   const { url } = await startDealer(t, { streaming: true });
   const made = await makeTasks(url, 3);
   const page = await listed(url);
-  t.same(page.tasks.map((task) => task.id), [...made].reverse(), 'the last task made comes first');
+  t.same(
+    page.tasks.map((task) => task.id),
+    [...made].reverse(),
+    'the last task made comes first',
+  );
   t.equal(page.nextPageToken, '', 'the only page is the last one');
   t.equal(page.totalSize, 3);
-  t.ok(page.tasks.every((task) => !('artifacts' in task)), 'no artifacts member at all by default');
+  t.ok(
+    page.tasks.every((task) => !('artifacts' in task)),
+    'no artifacts member at all by default',
+  );
   const times = page.tasks.map((task) => Date.parse(task.status.timestamp));
-  t.same(times, [...times].sort((a, b) => b - a), 'status timestamps descend');
+  t.same(
+    times,
+    [...times].sort((a, b) => b - a),
+    'status timestamps descend',
+  );
 
   const full = await listed(url, { includeArtifacts: true });
-  t.ok(full.tasks.every((task) => Array.isArray(task.artifacts) && task.artifacts.length === 1), 'includeArtifacts: each task with its artifact');
+  t.ok(
+    full.tasks.every((task) => Array.isArray(task.artifacts) && task.artifacts.length === 1),
+    'includeArtifacts: each task with its artifact',
+  );
 });
 
 t.test('several pages with a cursor, raw and through the SDK', async (t) => {
@@ -70,13 +84,24 @@ t.test('several pages with a cursor, raw and through the SDK', async (t) => {
   };
 
   const raw = await walk((token) => listed(url, { pageSize: 2, ...(token ? { pageToken: token } : {}) }));
-  t.same(raw.map((p) => p.tasks.length), [2, 2, 1]);
-  t.same(raw.flatMap((p) => p.tasks.map((task) => task.id)), [...made].reverse(), 'every task once, newest first');
+  t.same(
+    raw.map((p) => p.tasks.length),
+    [2, 2, 1],
+  );
+  t.same(
+    raw.flatMap((p) => p.tasks.map((task) => task.id)),
+    [...made].reverse(),
+    'every task once, newest first',
+  );
   t.ok(raw.every((p) => p.pageSize === 2 && p.totalSize === 5));
 
   const buyer = await createBuyer(url);
   const sdk = await walk(async (token) => (await buyer.listTasks(ListTasksRequest.fromJSON({ pageSize: 2, pageToken: token }))) as unknown as Page);
-  t.same(sdk.flatMap((p) => p.tasks.map((task) => task.id)), [...made].reverse(), 'the SDK walks the same pages');
+  t.same(
+    sdk.flatMap((p) => p.tasks.map((task) => task.id)),
+    [...made].reverse(),
+    'the SDK walks the same pages',
+  );
 });
 
 t.test('filters: contextId, status and statusTimestampAfter', async (t) => {
@@ -84,7 +109,10 @@ t.test('filters: contextId, status and statusTimestampAfter', async (t) => {
   const a = await makeTasks(url, 2, 'ctx-a');
   await makeTasks(url, 1, 'ctx-b');
   const page = await listed(url, { contextId: 'ctx-a' });
-  t.same(page.tasks.map((task) => task.id), [...a].reverse());
+  t.same(
+    page.tasks.map((task) => task.id),
+    [...a].reverse(),
+  );
   t.ok(page.tasks.every((task) => task.contextId === 'ctx-a'));
   t.equal(page.totalSize, 2, 'totalSize counts the filtered tasks');
   const sdk = await (await createBuyer(url)).listTasks(ListTasksRequest.fromJSON({ contextId: 'ctx-b' }));
@@ -121,12 +149,15 @@ t.test('pageSize out of range, and other bad params, are -32602 naming the membe
   t.ok(isJsonRpcError(thrown) && thrown.envelopeCode === -32602, 'the SDK raises -32602 for pageSize 101');
 });
 
-t.test("a caller sees only its own tasks, in the list and by id", async (t) => {
+t.test('a caller sees only its own tasks, in the list and by id', async (t) => {
   const { mockUrl } = await startDealer(t, { streaming: true }, 'direct');
   const one = { authorization: 'Bearer buyer-one' };
   const two = { authorization: 'Bearer buyer-two' };
   const [mine] = await makeTasks(mockUrl, 1, undefined, one);
-  t.same((await listed(mockUrl, {}, one)).tasks.map((task) => task.id), [mine]);
+  t.same(
+    (await listed(mockUrl, {}, one)).tasks.map((task) => task.id),
+    [mine],
+  );
   t.same((await listed(mockUrl, {}, two)).tasks, [], 'another credential lists nothing');
   t.same((await listed(mockUrl)).tasks, [], 'no credential lists nothing');
   const other = await postRpc(mockUrl, { jsonrpc: '2.0', id: 6, method: 'GetTask', params: { id: mine } }, two);
@@ -136,6 +167,9 @@ t.test("a caller sees only its own tasks, in the list and by id", async (t) => {
   // The SDK sends no credential: it sees the anonymous caller's tasks, here one made without a credential.
   const [anonymous] = await makeTasks(mockUrl, 1);
   const buyer = await createBuyer(mockUrl);
-  t.same((await buyer.listTasks(ListTasksRequest.fromJSON({}))).tasks.map((task) => task.id), [anonymous]);
+  t.same(
+    (await buyer.listTasks(ListTasksRequest.fromJSON({}))).tasks.map((task) => task.id),
+    [anonymous],
+  );
   t.equal((await buyer.getTask(GetTaskRequest.fromJSON({ id: anonymous }))).id, anonymous);
 });

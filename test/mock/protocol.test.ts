@@ -38,7 +38,12 @@ t.test('2.0 header policy', async (t) => {
     t.equal(reply.envelopeCode, -32008);
     t.match(reply.message, DRAFT);
     t.match(reply.message, 'A2A-Extensions');
-    t.match((reply.data as unknown[])[0], { '@type': ERROR_INFO_TYPE, reason: 'EXTENSION_SUPPORT_REQUIRED', domain: A2A_ERROR_DOMAIN, metadata: { extensionUri: DRAFT, requiredHeader: 'A2A-Extensions' } });
+    t.match((reply.data as unknown[])[0], {
+      '@type': ERROR_INFO_TYPE,
+      reason: 'EXTENSION_SUPPORT_REQUIRED',
+      domain: A2A_ERROR_DOMAIN,
+      metadata: { extensionUri: DRAFT, requiredHeader: 'A2A-Extensions' },
+    });
   });
 
   t.test('another AAP URI does not activate this one', async (t) => {
@@ -60,7 +65,10 @@ t.test('2.0 header policy', async (t) => {
   }
 
   t.test('the activated extension is echoed in the response A2A-Extensions header', async (t) => {
-    const { headers, json } = await postRpc(url, rpc('SendMessage', searchParams), { 'a2a-version': '1.0', 'a2a-extensions': `https://other.example/ext, ${DRAFT}` });
+    const { headers, json } = await postRpc(url, rpc('SendMessage', searchParams), {
+      'a2a-version': '1.0',
+      'a2a-extensions': `https://other.example/ext, ${DRAFT}`,
+    });
     t.ok(json.result, 'the call succeeds');
     t.equal(headers.get('a2a-extensions'), DRAFT);
   });
@@ -100,7 +108,10 @@ t.test('a stated A2A-Version the dealer does not serve is -32009 under both prof
     headers.set('A2A-Version', '99.0');
     return fetch(input, { ...init, headers });
   };
-  for (const [profile, url] of [['1.3', v13.url], ['2.0', v20.url]] as const) {
+  for (const [profile, url] of [
+    ['1.3', v13.url],
+    ['2.0', v20.url],
+  ] as const) {
     const buyer = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: stating99 })] }).createFromUrl(url);
     const reply = await sendSkill(buyer, 'dealer.information', {}, { extensionUri: profile === '2.0' ? DRAFT : undefined });
     t.equal(reply.ok ? undefined : reply.envelopeCode, -32009, `${profile}: the SDK raises -32009`);
@@ -118,7 +129,11 @@ t.test('a part of an unsupported media type next to a valid AAP DataPart is -320
     const { url } = await startDealer(t, { profile });
     const headers: Record<string, string> = profile === '2.0' ? { 'a2a-version': '1.0', 'a2a-extensions': DRAFT } : {};
     const raw = await postRpc(url, rpc('SendMessage', withPart({ raw: 'iVBORw0KGgo=', mediaType: 'image/png' })), headers);
-    t.match(errorOf(raw.json), { code: -32005, message: /parts\[1\].*image\/png/, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED', domain: A2A_ERROR_DOMAIN }] }, `${profile}: raw`);
+    t.match(
+      errorOf(raw.json),
+      { code: -32005, message: /parts\[1\].*image\/png/, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED', domain: A2A_ERROR_DOMAIN }] },
+      `${profile}: raw`,
+    );
     const text = await postRpc(url, rpc('SendMessage', withPart({ text: 'Looking for a Civic.', mediaType: 'text/plain' })), headers);
     t.ok(text.json.result, `${profile}: a text/plain part beside it is still served (AAP dealers ignore TextParts)`);
     const buyer = await createBuyer(url);
@@ -139,7 +154,11 @@ t.test('the success reply is a ROLE_AGENT message with a fresh messageId and the
   const { json } = await postRpc(url, request);
   t.equal(json.id, 'req-abc', 'a string id is echoed as a string');
   const message = (json.result as { message: Record<string, unknown> }).message;
-  t.match(message, { role: 'ROLE_AGENT', contextId: 'ctx-42', parts: [{ mediaType: 'application/vnd.autoagent.dealer-information-response+json', data: { type: 'dealer.information.response' } }] });
+  t.match(message, {
+    role: 'ROLE_AGENT',
+    contextId: 'ctx-42',
+    parts: [{ mediaType: 'application/vnd.autoagent.dealer-information-response+json', data: { type: 'dealer.information.response' } }],
+  });
   t.not(message.messageId, (request.params as { message: { messageId: string } }).message.messageId);
 });
 
@@ -205,7 +224,10 @@ t.test('odd input never crashes the dealer or leaks a stack', async (t) => {
     rpc('SendMessage', null),
     rpc('SendMessage', { message: { parts: [null, 3, { data: null }, { data: { type: 42 } }] } }),
     rpc('SendMessage', { message: { parts: [{ data: { type: 'lead.submit.request', customer: null, consent: 'yes', appointment: [] } }] } }),
-    rpc('SendMessage', { message: { parts: [{ data: { type: 'inventory.search.request', filters: { make: 'Honda' }, sort: null } }] }, configuration: { acceptedOutputModes: 'x' } }),
+    rpc('SendMessage', {
+      message: { parts: [{ data: { type: 'inventory.search.request', filters: { make: 'Honda' }, sort: null } }] },
+      configuration: { acceptedOutputModes: 'x' },
+    }),
     rpc('SendMessage', { message: { parts: [{ data: { type: '.request' } }] } }),
     rpc('GetTask', null),
     { jsonrpc: '2.0', id: { nested: true }, method: 'SendMessage', params: searchParams },

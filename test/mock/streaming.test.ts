@@ -17,19 +17,36 @@ async function readFrames(res: Response): Promise<Record<string, unknown>[]> {
 
 t.test('SendStreamingMessage answers a task stream: submitted, working, artifact, completed', async (t) => {
   const { url } = await startDealer(t, { streaming: true });
-  const res = await fetch(`${url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(streamRequest) });
+  const res = await fetch(`${url}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(streamRequest),
+  });
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /^text\/event-stream/);
   const frames = await readFrames(res);
-  t.ok(frames.every((f) => f.jsonrpc === '2.0' && f.id === 3), 'every frame is a full JSON-RPC response with the request id');
+  t.ok(
+    frames.every((f) => f.jsonrpc === '2.0' && f.id === 3),
+    'every frame is a full JSON-RPC response with the request id',
+  );
   const results = frames.map((f) => f.result as Record<string, Record<string, unknown>>);
-  t.same(results.map((r) => Object.keys(r)[0]), ['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
+  t.same(
+    results.map((r) => Object.keys(r)[0]),
+    ['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate'],
+  );
   t.equal((results[0]!.task!.status as { state: string }).state, 'TASK_STATE_SUBMITTED');
   t.equal((results[1]!.statusUpdate!.status as { state: string }).state, 'TASK_STATE_WORKING');
-  t.match(results[2]!.artifactUpdate, { artifact: { parts: [{ mediaType: 'application/vnd.autoagent.inventory-search-response+json', data: { type: 'inventory.search.response', data: { limit: 2 } } }] } });
+  t.match(results[2]!.artifactUpdate, {
+    artifact: {
+      parts: [{ mediaType: 'application/vnd.autoagent.inventory-search-response+json', data: { type: 'inventory.search.response', data: { limit: 2 } } }],
+    },
+  });
   t.equal((results[3]!.statusUpdate!.status as { state: string }).state, 'TASK_STATE_COMPLETED');
   const taskId = results[0]!.task!.id;
-  t.ok(results.slice(1).every((r) => Object.values(r)[0]!.taskId === taskId), 'updates name the task');
+  t.ok(
+    results.slice(1).every((r) => Object.values(r)[0]!.taskId === taskId),
+    'updates name the task',
+  );
 });
 
 t.test('the SDK consumes the stream through the proxy, and can read the finished task', async (t) => {

@@ -5,7 +5,10 @@ import { runCli } from '../reliability/cli-run.js';
 
 const cases: [string[], RegExp][] = [
   [['--dealer', 'http://127.0.0.1:9001'], /^aap-chaos: --dealer: "http:\/\/127.0.0.1:9001" has no name \(use NAME=URL/],
-  [['--dealer', 'a=http://127.0.0.1:9001', '--dealer', 'a=http://127.0.0.1:9002'], /^aap-chaos: --dealer: "a=http:\/\/127.0.0.1:9002" names dealer a a second time/],
+  [
+    ['--dealer', 'a=http://127.0.0.1:9001', '--dealer', 'a=http://127.0.0.1:9002'],
+    /^aap-chaos: --dealer: "a=http:\/\/127.0.0.1:9002" names dealer a a second time/,
+  ],
   [['--dealer', 'a=ftp://x'], /^aap-chaos: --dealer: "a=ftp:\/\/x" has a URL that is not an http:\/\/ or https:\/\/ URL/],
   [['--dealer', 'a b=http://127.0.0.1:9001'], /^aap-chaos: --dealer: "a b=http:\/\/127.0.0.1:9001" has no usable name/],
   [['--mock-dealers', '65'], /^aap-chaos: --mock-dealers: "65" is not a number of mock dealers from 1 to 64/],

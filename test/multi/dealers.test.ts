@@ -54,13 +54,20 @@ t.test('each mock dealer has its own base, card, inventory and journal name', as
   t.ok(((await res.json()) as { result?: unknown }).result, 'plain HTTP reaches m3');
 
   const calls = lines.filter((e) => e.method === 'SendMessage');
-  t.same(calls.map((e) => e.dealer), ['m1', 'm3', 'm2', 'm3'], 'every journal line names its dealer');
-  t.same(calls.filter((e) => e.fired.length > 0).map((e) => e.dealer), ['m2']);
+  t.same(
+    calls.map((e) => e.dealer),
+    ['m1', 'm3', 'm2', 'm3'],
+    'every journal line names its dealer',
+  );
+  t.same(
+    calls.filter((e) => e.fired.length > 0).map((e) => e.dealer),
+    ['m2'],
+  );
   t.equal(calls[0]!.path, '/a2a', 'the dealer sees its own path, without the prefix');
   t.same(rt.status().dealers, rt.dealerUrls);
 
   const metrics = await (await fetch(`${rt.adminUrl}/metrics`)).text();
-  t.match(metrics, /aap_chaos_dealer_requests_total\{dealer="m2",outcome="injected"\} 1\b/, 'metrics count m2\'s injected reply');
+  t.match(metrics, /aap_chaos_dealer_requests_total\{dealer="m2",outcome="injected"\} 1\b/, "metrics count m2's injected reply");
   t.match(metrics, /aap_chaos_dealer_requests_total\{dealer="m3",outcome="dealer"\} \d+/);
   t.match(metrics, /aap_chaos_dealer_faults_injected_total\{dealer="m2",rule="m2-limit",effect="error"\} 1\b/);
 });
@@ -98,7 +105,10 @@ t.test('named dealers (--dealer NAME=URL) are fronted the same way, each with it
   const rt = await startRuntime({ dealers: [`north=${north.url}`, `south=${south.url}/`], port: 0, adminPort: 0 });
   t.teardown(() => rt.close());
   t.same(Object.keys(rt.dealerUrls!), ['north', 'south']);
-  for (const [name, mock] of [['north', north], ['south', south]] as const) {
+  for (const [name, mock] of [
+    ['north', north],
+    ['south', south],
+  ] as const) {
     const card = (await (await fetch(`${rt.dealerUrls![name]}.well-known/agent-card.json`)).json()) as { name: string };
     t.equal(card.name, name === 'north' ? 'North Motors' : 'South Motors', `${name}'s own card`);
     t.equal(rt.router!.dealers.get(name)!.forwarder.origin, mock.url, `${name}'s own upstream pool`);

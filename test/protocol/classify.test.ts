@@ -4,7 +4,8 @@ import { classifyRequest, parseExtensionsHeader } from '../../src/protocol/class
 const classify = (body: string | undefined, headers: Record<string, string> = {}, oversized = false) =>
   classifyRequest({ method: 'POST', url: '/a2a?x=1', headers, clientIp: '127.0.0.1', body: body === undefined ? undefined : Buffer.from(body), oversized });
 
-const send = (id: unknown, parts: unknown[] = [{ data: { type: 'inventory.search.request' } }]) => JSON.stringify({ jsonrpc: '2.0', id, method: 'SendMessage', params: { message: { parts } } });
+const send = (id: unknown, parts: unknown[] = [{ data: { type: 'inventory.search.request' } }]) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'SendMessage', params: { message: { parts } } });
 
 t.test('classification table', async (t) => {
   const rows: [string, ReturnType<typeof classify>, Partial<ReturnType<typeof classify>>][] = [

@@ -1,6 +1,21 @@
 import t from 'tap';
-import { A2A_ERROR_NAMES, AAP_CODES, AAP_CODE_TABLE, A2A_ERROR_TABLE, PROFILES, AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT } from '../../src/protocol/codes.js';
-import { buildA2aError, buildAapError, buildExtensionRequired, buildUpstreamUnreachable, buildVersionNotSupported, summarizeError } from '../../src/protocol/envelopes.js';
+import {
+  A2A_ERROR_NAMES,
+  AAP_CODES,
+  AAP_CODE_TABLE,
+  A2A_ERROR_TABLE,
+  PROFILES,
+  AAP_EXTENSION_URI_1_3,
+  AAP_EXTENSION_URI_2_0_DRAFT,
+} from '../../src/protocol/codes.js';
+import {
+  buildA2aError,
+  buildAapError,
+  buildExtensionRequired,
+  buildUpstreamUnreachable,
+  buildVersionNotSupported,
+  summarizeError,
+} from '../../src/protocol/envelopes.js';
 import { envelopeProblems } from '../helpers/envelope-schemas.js';
 
 const problems = [
@@ -30,7 +45,11 @@ for (const profile of PROFILES) {
           t.equal(data[0]!.metadata.code, code);
           t.equal(data[0]!.metadata.retryable, String(AAP_CODE_TABLE[code].retryable), 'metadata values are strings');
           const hasBadRequest = data.some((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
-          t.equal(hasBadRequest, ['SCHEMA_VALIDATION_FAILED', 'MISSING_REQUIRED_FIELD', 'INVALID_CONDITION'].includes(code), 'BadRequest only for validation codes');
+          t.equal(
+            hasBadRequest,
+            ['SCHEMA_VALIDATION_FAILED', 'MISSING_REQUIRED_FIELD', 'INVALID_CONDITION'].includes(code),
+            'BadRequest only for validation codes',
+          );
         } else {
           t.equal((env.error.data as any).type, 'aap.error', '1.3 data is the bare payload');
         }

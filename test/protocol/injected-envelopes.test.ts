@@ -58,14 +58,29 @@ for (const profile of PROFILES) {
 
 t.test('a valid request gets one plausible, deterministic entry per validation code', async (t) => {
   const h = await harness(t, scenario(false), { proxy: { profile: '2.0' } });
-  const errorsOf = async (code: AapCode, skill?: string, data?: Record<string, unknown>) => payloadOf('2.0', await inject(h, 'rule', code, skill, data)).details.errors;
-  t.same(await errorsOf('SCHEMA_VALIDATION_FAILED'), [{ instanceLocation: '/filters/make/0', keyword: 'type', error: 'must be integer' }], 'the first field the request has');
+  const errorsOf = async (code: AapCode, skill?: string, data?: Record<string, unknown>) =>
+    payloadOf('2.0', await inject(h, 'rule', code, skill, data)).details.errors;
+  t.same(
+    await errorsOf('SCHEMA_VALIDATION_FAILED'),
+    [{ instanceLocation: '/filters/make/0', keyword: 'type', error: 'must be integer' }],
+    'the first field the request has',
+  );
   t.same(await errorsOf('SCHEMA_VALIDATION_FAILED'), await errorsOf('SCHEMA_VALIDATION_FAILED'), 'the same request gives the same entries');
-  t.same(await errorsOf('INVALID_CONDITION'), [{ instanceLocation: '/vehicle_of_interest/condition', keyword: 'enum', error: 'must be one of: new, used, cpo' }]);
+  t.same(await errorsOf('INVALID_CONDITION'), [
+    { instanceLocation: '/vehicle_of_interest/condition', keyword: 'enum', error: 'must be one of: new, used, cpo' },
+  ]);
   const lead = { customer: { first_name: 'Ada', last_name: 'L', email: 'ada@example.com' }, source_agent: { name: 'test' }, trade_in: { condition: 'good' } };
-  t.same(await errorsOf('INVALID_CONDITION', 'lead.submit', lead), [{ instanceLocation: '/trade_in/condition', keyword: 'enum', error: 'must be one of: excellent, good, fair, poor' }], 'a condition the request has');
+  t.same(
+    await errorsOf('INVALID_CONDITION', 'lead.submit', lead),
+    [{ instanceLocation: '/trade_in/condition', keyword: 'enum', error: 'must be one of: excellent, good, fair, poor' }],
+    'a condition the request has',
+  );
   t.same((await errorsOf('MISSING_REQUIRED_FIELD', 'lead.submit', lead))[0].instanceLocation, '/customer/phone', 'an absent field the schema names');
-  t.same(await errorsOf('MISSING_REQUIRED_FIELD', 'inventory.vehicle', { stock: 'M10001' }), [{ instanceLocation: '/vin', keyword: 'required', error: 'is required' }], 'a field the schema asks for');
+  t.same(
+    await errorsOf('MISSING_REQUIRED_FIELD', 'inventory.vehicle', { stock: 'M10001' }),
+    [{ instanceLocation: '/vin', keyword: 'required', error: 'is required' }],
+    'a field the schema asks for',
+  );
   t.same(await errorsOf('MISSING_REQUIRED_FIELD', 'dealer.information', {}), [{ instanceLocation: '/type', keyword: 'required', error: 'is required' }]);
 });
 
@@ -73,23 +88,33 @@ t.test('an invalid request gets every real problem, by the same schemas the mock
   const h = await harness(t, scenario(true), { proxy: { profile: '2.0' } });
   const env = await inject(h, 'override', 'SCHEMA_VALIDATION_FAILED', 'inventory.search', { filters: { year_min: 'new', colour: 'red' } });
   const payload = payloadOf('2.0', env);
-  t.same(
-    payload.details.errors.map((e: any) => e.instanceLocation).sort(),
-    ['/filters/colour', '/filters/year_min'],
-    'both problems listed',
-  );
+  t.same(payload.details.errors.map((e: any) => e.instanceLocation).sort(), ['/filters/colour', '/filters/year_min'], 'both problems listed');
   t.equal(payload.details.note, 'kept');
   const badRequest = env.error.data.find((d: any) => d['@type'].endsWith('BadRequest'));
   t.equal(badRequest.fieldViolations.length, 2, 'BadRequest mirrors them');
-  const lead = payloadOf('2.0', await inject(h, 'rule', 'INVALID_CONDITION', 'lead.submit', { vehicle_of_interest: { condition: 'fair' }, trade_in: { condition: 'new' } }));
-  t.same(lead.details.errors.map((e: any) => e.instanceLocation).sort(), ['/customer', '/source_agent', '/trade_in/condition', '/vehicle_of_interest/condition'], 'schema and condition stages merged');
+  const lead = payloadOf(
+    '2.0',
+    await inject(h, 'rule', 'INVALID_CONDITION', 'lead.submit', { vehicle_of_interest: { condition: 'fair' }, trade_in: { condition: 'new' } }),
+  );
+  t.same(
+    lead.details.errors.map((e: any) => e.instanceLocation).sort(),
+    ['/customer', '/source_agent', '/trade_in/condition', '/vehicle_of_interest/condition'],
+    'schema and condition stages merged',
+  );
 });
 
 t.test('a rule that gives its own errors keeps them, and 2.0 mirrors them', async (t) => {
-  const h = await harness(t, `rules:\n  - id: own\n    error: SCHEMA_VALIDATION_FAILED\n    details: { errors: [{ instanceLocation: /filters/make, keyword: type, error: must be array }] }\n`, { proxy: { profile: '2.0' } });
+  const h = await harness(
+    t,
+    `rules:\n  - id: own\n    error: SCHEMA_VALIDATION_FAILED\n    details: { errors: [{ instanceLocation: /filters/make, keyword: type, error: must be array }] }\n`,
+    { proxy: { profile: '2.0' } },
+  );
   const env = h.json(await h.call('inventory.search', searchData));
   t.same(payloadOf('2.0', env).details.errors, [{ instanceLocation: '/filters/make', keyword: 'type', error: 'must be array' }]);
-  t.same(env.error.data[1], { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: '/filters/make', description: 'type: must be array' }] });
+  t.same(env.error.data[1], {
+    '@type': 'type.googleapis.com/google.rpc.BadRequest',
+    fieldViolations: [{ field: '/filters/make', description: 'type: must be array' }],
+  });
   t.same(seedViolations(env, '2.0'), []);
 });
 

@@ -39,7 +39,10 @@ t.test('the mock dealer and a patched dealer reply echo the exact id too', async
   t.teardown(() => mock.close());
   const ok = await request(`${mock.url}/a2a`, { body: body('12345678901234567890'), headers: { 'content-type': 'application/json' } });
   t.match(ok.body.toString(), /^\{"jsonrpc":"2.0","id":12345678901234567890,"result"/, 'a success');
-  const bad = await request(`${mock.url}/a2a`, { body: body('1.5e3').replace('"type":"inventory.search.request"', '"type":"inventory.search.request","colour":1'), headers: { 'content-type': 'application/json' } });
+  const bad = await request(`${mock.url}/a2a`, {
+    body: body('1.5e3').replace('"type":"inventory.search.request"', '"type":"inventory.search.request","colour":1'),
+    headers: { 'content-type': 'application/json' },
+  });
   t.match(bad.body.toString(), '"id":1.5e3,', 'an error');
   const h = await harness(t, 'rules:\n  - id: p\n    patch: [{ op: add, path: /x, value: 1 }]\n', { proxy: { target: mock.url } });
   const patched = await request(`${h.proxy.url}/a2a`, { body: body('12345678901234567890'), headers: { 'content-type': 'application/json' } });
@@ -47,10 +50,15 @@ t.test('the mock dealer and a patched dealer reply echo the exact id too', async
 });
 
 t.test('an oversized request answered by a header rule: its id when near the start, else null', async (t) => {
-  const h = await harness(t, 'rules:\n  - id: by-header\n    match: { headers: { x-fault: yes } }\n    error: INTERNAL_ERROR\n', { proxy: { profile: '2.0', maxInspectBytes: 1024 } });
+  const h = await harness(t, 'rules:\n  - id: by-header\n    match: { headers: { x-fault: yes } }\n    error: INTERNAL_ERROR\n', {
+    proxy: { profile: '2.0', maxInspectBytes: 1024 },
+  });
   const padding = 'x'.repeat(200_000);
   const headers = { 'content-type': 'application/json', 'x-fault': 'yes' };
-  const first = await request(`${h.proxy.url}/a2a`, { body: `{"jsonrpc":"2.0","id":12345678901234567890,"method":"SendMessage","params":{"pad":"${padding}"}}`, headers });
+  const first = await request(`${h.proxy.url}/a2a`, {
+    body: `{"jsonrpc":"2.0","id":12345678901234567890,"method":"SendMessage","params":{"pad":"${padding}"}}`,
+    headers,
+  });
   t.match(first.body.toString(), '"id":12345678901234567890,', 'found in the first bytes, echoed exactly');
   t.equal(first.headers.connection, 'close', 'the unread rest is not taken for a next request');
   const last = await request(`${h.proxy.url}/a2a`, { body: `{"jsonrpc":"2.0","method":"SendMessage","params":{"pad":"${padding}"},"id":"late"}`, headers });

@@ -18,9 +18,15 @@ const card = (base: string) => ({
 t.test('v1.0 and v0.3 interface URLs point at the proxy; nothing else changes', async (t) => {
   const c = card('https://dealer.example');
   const out = rewriteAgentCard(c, 'http://127.0.0.1:9000');
-  t.same((out.supportedInterfaces as any[]).map((i) => i.url), ['http://127.0.0.1:9000/api/a2a', 'http://127.0.0.1:9000/rest?x=1']);
+  t.same(
+    (out.supportedInterfaces as any[]).map((i) => i.url),
+    ['http://127.0.0.1:9000/api/a2a', 'http://127.0.0.1:9000/rest?x=1'],
+  );
   t.same({ ...out, supportedInterfaces: c.supportedInterfaces }, c, 'everything else identical');
-  const legacy = rewriteAgentCard({ url: 'https://d.example/a2a', additionalInterfaces: [{ url: 'https://d.example/b', transport: 'JSONRPC' }], name: 'x' }, 'http://p:1');
+  const legacy = rewriteAgentCard(
+    { url: 'https://d.example/a2a', additionalInterfaces: [{ url: 'https://d.example/b', transport: 'JSONRPC' }], name: 'x' },
+    'http://p:1',
+  );
   t.same(legacy, { url: 'http://p:1/a2a', additionalInterfaces: [{ url: 'http://p:1/b', transport: 'JSONRPC' }], name: 'x' });
 });
 
@@ -89,7 +95,7 @@ t.test('an option left undefined keeps the default: the card is still rewritten'
   t.equal(got.supportedInterfaces[0].url, `${proxy.url}/api/a2a`);
 });
 
-t.test('the rewritten card depends on the buyer\'s Host: Vary: Host, and private instead of public', async (t) => {
+t.test("the rewritten card depends on the buyer's Host: Vary: Host, and private instead of public", async (t) => {
   let body = '';
   const up = await startUpstream((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300, s-maxage=600', vary: 'Accept-Encoding' });

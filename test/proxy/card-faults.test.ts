@@ -42,7 +42,10 @@ t.test('delay: the SDK waits for a late card; JSON-RPC calls are not touched', a
 });
 
 t.test('http: the SDK meets a 503 page instead of the card', async (t) => {
-  const { proxy, journal } = await proxyWith(t, 'rules:\n  - id: card-down\n    card: { http: { status: 503, headers: { content-type: text/html, retry-after: "3" }, body: "<h1>down</h1>" } }\n');
+  const { proxy, journal } = await proxyWith(
+    t,
+    'rules:\n  - id: card-down\n    card: { http: { status: 503, headers: { content-type: text/html, retry-after: "3" }, body: "<h1>down</h1>" } }\n',
+  );
   await t.rejects(createBuyer(proxy.url), 'creating the client fails');
   const raw = await request(proxy.url + CARD);
   t.equal(raw.status, 503);
@@ -76,18 +79,32 @@ t.test('patch: a skill dropped, streaming claimed, the extension optional; still
   );
   const buyer = await createBuyer(proxy.url);
   const card = await buyer.getAgentCard();
-  t.same(card.skills.map((s) => s.id), ['dealer.information', 'inventory.facets', 'inventory.search', 'inventory.vehicle'], 'lead.submit is gone');
+  t.same(
+    card.skills.map((s) => s.id),
+    ['dealer.information', 'inventory.facets', 'inventory.search', 'inventory.vehicle'],
+    'lead.submit is gone',
+  );
   t.equal(card.capabilities?.streaming, true);
   t.equal(card.capabilities?.extensions[0]?.required, false);
   t.equal(card.supportedInterfaces[0]?.url, `${proxy.url}/a2a`, 'the rewrite still applies after the patch');
   // The SDK believes the card: it streams, and the dealer (which does not) refuses with -32004.
-  const events = buyer.sendMessageStream((await import('@a2a-js/sdk')).SendMessageRequest.fromJSON({ message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ data: { type: 'dealer.information.request' } }] } }));
+  const events = buyer.sendMessageStream(
+    (await import('@a2a-js/sdk')).SendMessageRequest.fromJSON({
+      message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ data: { type: 'dealer.information.request' } }] },
+    }),
+  );
   await t.rejects(events.next(), /-32004|not enabled/);
-  t.ok(journal.some((e) => e.method === 'SendStreamingMessage'), 'the buyer sent SendStreamingMessage through the proxy');
+  t.ok(
+    journal.some((e) => e.method === 'SendStreamingMessage'),
+    'the buyer sent SendStreamingMessage through the proxy',
+  );
 });
 
 t.test('patch: a changed interface URL keeps its new path but points at the proxy', async (t) => {
-  const { proxy, journal } = await proxyWith(t, 'rules:\n  - id: moved\n    card:\n      patch: [{ op: replace, path: /supportedInterfaces/0/url, value: "https://elsewhere.example/v2/a2a" }]\n');
+  const { proxy, journal } = await proxyWith(
+    t,
+    'rules:\n  - id: moved\n    card:\n      patch: [{ op: replace, path: /supportedInterfaces/0/url, value: "https://elsewhere.example/v2/a2a" }]\n',
+  );
   const buyer = await createBuyer(proxy.url);
   t.equal((await buyer.getAgentCard()).supportedInterfaces[0]?.url, `${proxy.url}/v2/a2a`);
   await t.rejects(sendSkill(buyer, 'dealer.information'), 'the dealer has nothing at the new path');
@@ -106,7 +123,18 @@ t.test('stale: the card of N minutes ago, or a fixed older copy; the rewrite app
   let base = '';
   const up = await startUpstream((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ name: `Dealer ${version}`, description: 'd', version, supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] }));
+    res.end(
+      JSON.stringify({
+        name: `Dealer ${version}`,
+        description: 'd',
+        version,
+        supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+        capabilities: {},
+        defaultInputModes: [],
+        defaultOutputModes: [],
+        skills: [],
+      }),
+    );
   });
   base = up.url;
   t.teardown(() => up.close());
@@ -123,7 +151,11 @@ t.test('stale: the card of N minutes ago, or a fixed older copy; the rewrite app
   const later = await createBuyer(proxy.url);
   t.equal((await later.getAgentCard()).version, 'v2', 'once v2 is old enough, it is the one served');
 
-  const fixed = await proxyWith(t, 'rules:\n  - id: fixed\n    card:\n      stale:\n        card: { name: Old, description: o, version: "0.9", supportedInterfaces: [{ url: "https://old.example/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0" }], capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] }\n', up.url);
+  const fixed = await proxyWith(
+    t,
+    'rules:\n  - id: fixed\n    card:\n      stale:\n        card: { name: Old, description: o, version: "0.9", supportedInterfaces: [{ url: "https://old.example/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0" }], capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] }\n',
+    up.url,
+  );
   const card = await (await createBuyer(fixed.proxy.url)).getAgentCard();
   t.equal(card.version, '0.9');
   t.equal(card.supportedInterfaces[0]?.url, `${fixed.proxy.url}/rpc`);
@@ -132,5 +164,9 @@ t.test('stale: the card of N minutes ago, or a fixed older copy; the rewrite app
 t.test('http and malformed_json together are refused with the place named', async (t) => {
   const loaded = loadScenarioText('rules:\n  - id: both\n    card: { http: { status: 500 }, malformed_json: true }\n', 'both.yaml');
   t.notOk(loaded.ok);
-  if (!loaded.ok) t.match(loaded.problems.map(formatProblem).join('\n'), /both\.yaml:3:\d+\s+\/rules\/0\/card\/malformed_json\s+card: http and malformed_json both replace the card/);
+  if (!loaded.ok)
+    t.match(
+      loaded.problems.map(formatProblem).join('\n'),
+      /both\.yaml:3:\d+\s+\/rules\/0\/card\/malformed_json\s+card: http and malformed_json both replace the card/,
+    );
 });

@@ -14,7 +14,12 @@ t.test('the dealer ETag never reaches the buyer; If-None-Match is answered from 
       res.writeHead(304, { etag: DEALER_ETAG });
       return void res.end();
     }
-    res.writeHead(200, { 'content-type': 'application/json', etag: DEALER_ETAG, 'last-modified': 'Tue, 01 Dec 2026 00:00:00 GMT', 'cache-control': 'max-age=60' });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      etag: DEALER_ETAG,
+      'last-modified': 'Tue, 01 Dec 2026 00:00:00 GMT',
+      'cache-control': 'max-age=60',
+    });
     res.end(JSON.stringify({ name: 'Dealer', supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }));
   });
   base = up.url;
@@ -36,7 +41,10 @@ t.test('the dealer ETag never reaches the buyer; If-None-Match is answered from 
   const withDealerTag = await request(cardUrl, { headers: { 'if-none-match': DEALER_ETAG } });
   t.equal(withDealerTag.status, 200, "revalidating with the dealer's tag gets the rewritten card, not a 304");
   t.match(JSON.parse(withDealerTag.body.toString()).supportedInterfaces[0].url, proxy.url);
-  t.notOk(up.seen.some((s) => s.headers['if-none-match'] || s.headers['if-modified-since']), 'the dealer is asked unconditionally');
+  t.notOk(
+    up.seen.some((s) => s.headers['if-none-match'] || s.headers['if-modified-since']),
+    'the dealer is asked unconditionally',
+  );
 
   const revalidated = await request(cardUrl, { headers: { 'if-none-match': `W/"other", ${first.headers.etag}` } });
   t.equal(revalidated.status, 304, 'its own tag: not modified');

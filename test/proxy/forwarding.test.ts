@@ -23,7 +23,10 @@ t.test('bodies and headers pass through byte for byte in both directions', async
     ['random json 2 MB', Buffer.from(JSON.stringify({ items: Array.from({ length: 20_000 }, (_, i) => ({ i, s: randomBytes(30).toString('hex') })) }))],
   ];
   for (const [name, body] of cases) {
-    const reply = await request(proxy.url + '/a2a?x=1', { body, headers: { 'content-type': 'application/octet-stream', 'x-buyer': 'b-1', connection: 'keep-alive, x-drop-me', 'x-drop-me': 'secret' } });
+    const reply = await request(proxy.url + '/a2a?x=1', {
+      body,
+      headers: { 'content-type': 'application/octet-stream', 'x-buyer': 'b-1', connection: 'keep-alive, x-drop-me', 'x-drop-me': 'secret' },
+    });
     t.equal(reply.status, 201, `${name}: status`);
     t.ok(reply.body.equals(body), `${name}: response body identical (${body.length} bytes)`);
     const seen = up.seen.at(-1)!;
@@ -46,7 +49,10 @@ t.test("the buyer's X-Forwarded-Host and -Proto are overwritten with what the pr
   const host = new URL(proxy.url).host;
   // Through both paths: pass-through, and the card (read and rewritten by the proxy).
   for (const path of ['/a2a', '/.well-known/agent-card.json']) {
-    await request(proxy.url + path, { method: 'GET', headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' } });
+    await request(proxy.url + path, {
+      method: 'GET',
+      headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' },
+    });
     const seen = up.seen.at(-1)!;
     t.equal(seen.headers['x-forwarded-host'], host, `${path}: the Host the buyer connected to, not the one it claimed`);
     t.equal(seen.headers['x-forwarded-proto'], 'http', `${path}: the scheme of the buyer's connection`);
@@ -146,9 +152,13 @@ t.test('the request path survives bodies that are not JSON-RPC and forwards them
   t.equal(up.seen.filter((r) => r.url === '/a2a').length, 5, 'every one reached the dealer');
 });
 
-t.test('the journal names the dealer\'s own errors on the pass-through path, and only those', async (t) => {
+t.test("the journal names the dealer's own errors on the pass-through path, and only those", async (t) => {
   const replies = [
-    { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'sold', data: { type: 'aap.error', code: 'VEHICLE_UNAVAILABLE', error_id: 'err_1', retryable: false } } },
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32000, message: 'sold', data: { type: 'aap.error', code: 'VEHICLE_UNAVAILABLE', error_id: 'err_1', retryable: false } },
+    },
     { jsonrpc: '2.0', id: 2, result: { message: { parts: [{ data: { note: 'an "error" inside a success' } }] } } },
   ];
   let n = 0;

@@ -32,7 +32,8 @@ t.test('on loopback, a foreign Host gets 421 naming --allow-host, and the dealer
   t.equal(body.error.code, -32600);
   t.match(body.error.message, /Host "rebound\.example:\d+" is not a name of this proxy.*--allow-host rebound\.example/);
   t.equal(dealer.seen.length, before, 'nothing reached the dealer');
-  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `app.localhost:${port}`, `[::1]:${port}`, 'LOCALHOST']) t.equal((await send(host)).status, 200, host);
+  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `app.localhost:${port}`, `[::1]:${port}`, 'LOCALHOST'])
+    t.equal((await send(host)).status, 200, host);
   t.equal(dealer.seen.length, before + 5);
   t.equal(rt.journal.all().length, 5, 'refused requests are not journaled: there is no request to decide on');
 });
@@ -59,7 +60,9 @@ t.test('--allow-host on the command line: checked like every flag, and in force'
   t.match(bad.err, /--allow-host: .*"not a host", which is not a host name/);
   await t.rejects(startRuntime({ port: 0, adminPort: 0, allowHosts: ['x/y'] }), /option allowHosts \(flag --allow-host\)/);
 
-  const child = spawn(process.execPath, [BIN, '--allow-host', 'a.test,b.test', '--allow-host', 'c.test', '--port', '0', '--admin-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--allow-host', 'a.test,b.test', '--allow-host', 'c.test', '--port', '0', '--admin-port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.teardown(() => void child.kill('SIGKILL'));
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {

@@ -41,7 +41,14 @@ t.test('the SDK client calls through the proxy over HTTPS, trusting the test CA 
   t.teardown(() => ca.close());
   const proxyPair = ca.issue('proxy');
   const adminPair = ca.issue('admin');
-  const runtime = await startRuntime({ port: 0, adminPort: 0, tlsCert: proxyPair.cert, tlsKey: proxyPair.key, adminTlsCert: adminPair.cert, adminTlsKey: adminPair.key });
+  const runtime = await startRuntime({
+    port: 0,
+    adminPort: 0,
+    tlsCert: proxyPair.cert,
+    tlsKey: proxyPair.key,
+    adminTlsCert: adminPair.cert,
+    adminTlsKey: adminPair.key,
+  });
   t.teardown(() => runtime.close());
   const seen: JournalEntry[] = [];
   runtime.events.on('request', (e) => seen.push(e));
@@ -55,7 +62,10 @@ t.test('the SDK client calls through the proxy over HTTPS, trusting the test CA 
   const buyer = await sdkBuyerTrusting(ca, runtime.url);
   const reply = await sendSkill(buyer, 'inventory.search', { filters: { make: ['Honda'] }, pagination: { skip: 0, limit: 2 } });
   t.ok(reply.ok, 'the SDK call succeeds over TLS');
-  t.ok(seen.some((e) => e.skill === 'inventory.search'), 'and it went through the proxy');
+  t.ok(
+    seen.some((e) => e.skill === 'inventory.search'),
+    'and it went through the proxy',
+  );
 
   const status = await ca.fetch(`${runtime.adminUrl}/status`);
   t.equal(status.status, 200, 'the admin API answers over HTTPS');
@@ -71,7 +81,11 @@ t.test('bad TLS files: one line naming the flag, exit 2, nothing listens', { ski
   writeFileSync(notPem, 'this is not a key\n');
   const cases: Array<[string, string[], RegExp]> = [
     ['a key file that is not PEM', ['--tls-cert', a.cert, '--tls-key', notPem], /^aap-chaos: --tls-key: .*not-a-key\.pem holds no PEM private key/],
-    ['a key of another certificate', ['--tls-cert', a.cert, '--tls-key', b.key], /^aap-chaos: --tls-key: .*b\.key is not the key of the certificate in .*a\.pem/],
+    [
+      'a key of another certificate',
+      ['--tls-cert', a.cert, '--tls-key', b.key],
+      /^aap-chaos: --tls-key: .*b\.key is not the key of the certificate in .*a\.pem/,
+    ],
     ['a missing file', ['--tls-cert', a.cert, '--tls-key', path.join(ca.dir, 'missing.key')], /^aap-chaos: --tls-key: cannot read .*missing\.key \(ENOENT\)/],
     ['a certificate without its key', ['--admin-tls-cert', a.cert], /^aap-chaos: --admin-tls-cert needs --admin-tls-key too/],
   ];

@@ -14,12 +14,16 @@ const rule = (body: string) => `rules:\n  - id: r\n${body.replace(/^/gm, '    ')
 async function lineFor(h: Awaited<ReturnType<typeof harness>>, opts: { body?: string; headers?: Record<string, string>; abortAfterMs?: number } = {}) {
   const before = h.journal.length;
   await new Promise<void>((resolve) => {
-    const req = http.request(h.proxy.url + '/a2a', { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...opts.headers } }, (res) => {
-      res.on('data', () => {});
-      res.on('end', resolve);
-      res.on('error', () => resolve());
-      res.on('aborted', () => resolve());
-    });
+    const req = http.request(
+      h.proxy.url + '/a2a',
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...opts.headers } },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', resolve);
+        res.on('error', () => resolve());
+        res.on('aborted', () => resolve());
+      },
+    );
     req.on('error', () => resolve());
     if (opts.abortAfterMs !== undefined) setTimeout(() => req.destroy(), opts.abortAfterMs);
     req.end(opts.body ?? skillRequest('inventory.search', {}, 7));
@@ -79,7 +83,12 @@ t.test("the dealer's own replies: result, JSON-RPC error, HTML 502, empty 503, m
   t.equal(h.journal[1]!.error_code, 'INTERNAL_ERROR');
 });
 
-const streamRequest = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'SendStreamingMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { type: 'inventory.search.request' } }] } } });
+const streamRequest = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 9,
+  method: 'SendStreamingMessage',
+  params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { type: 'inventory.search.request' } }] } },
+});
 const sseEvent = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 const statusUpdate = { jsonrpc: '2.0', id: 9, result: { statusUpdate: { taskId: 't', status: { state: 'TASK_STATE_WORKING' } } } };
 
@@ -133,11 +142,18 @@ t.test('a header client key is written as a keyed hash, never as the value', asy
 });
 
 t.test('without --client-key, the one header every rule keys on groups the clients', async (t) => {
-  const h = await harness(t, 'rules:\n  - { id: a, key: "header:x-buyer", delay: { ms: 1, distribution: fixed } }\n  - { id: b, key: "header:X-Buyer", match: { skill: lead.submit }, error: INTERNAL_ERROR }\n', { proxy: { clientKey: undefined } });
+  const h = await harness(
+    t,
+    'rules:\n  - { id: a, key: "header:x-buyer", delay: { ms: 1, distribution: fixed } }\n  - { id: b, key: "header:X-Buyer", match: { skill: lead.submit }, error: INTERNAL_ERROR }\n',
+    { proxy: { clientKey: undefined } },
+  );
   const line = await lineFor(h, { headers: { 'x-buyer': 'buyer-one' } });
   t.equal(line.client_key, 'header:x-buyer');
   t.match(line.client, /^key:/);
-  const mixed = await harness(t, 'rules:\n  - { id: a, key: "header:x-buyer", delay: { ms: 1, distribution: fixed } }\n  - { id: b, delay: { ms: 1, distribution: fixed } }\n');
+  const mixed = await harness(
+    t,
+    'rules:\n  - { id: a, key: "header:x-buyer", delay: { ms: 1, distribution: fixed } }\n  - { id: b, delay: { ms: 1, distribution: fixed } }\n',
+  );
   const ip = await lineFor(mixed, { headers: { 'x-buyer': 'buyer-one' } });
   t.equal(ip.client_key, 'ip');
   t.equal(ip.client, '127.0.0.1');

@@ -4,8 +4,13 @@ import { startChaos } from '../../src/index.js';
 import { request, skillRequest } from '../helpers/servers.js';
 import { envelopeProblems } from '../helpers/envelope-schemas.js';
 
-const inject = (url: string) => request(url + '/a2a', { body: skillRequest('inventory.search'), headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } });
-const errorScenario = (profile?: string) => ({ scenario: 'x', ...(profile ? { profile } : {}), rules: [{ id: 'e', error: 'RATE_LIMITED', retry_after_ms: 10 }] });
+const inject = (url: string) =>
+  request(url + '/a2a', { body: skillRequest('inventory.search'), headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } });
+const errorScenario = (profile?: string) => ({
+  scenario: 'x',
+  ...(profile ? { profile } : {}),
+  rules: [{ id: 'e', error: 'RATE_LIMITED', retry_after_ms: 10 }],
+});
 
 t.test('auto follows the dealer card: a 2.0 mock gives 2.0 envelopes', async (t) => {
   const chaos = await startChaos({ scenario: errorScenario() as never, mock: { profile: '2.0' } });

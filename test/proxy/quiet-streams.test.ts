@@ -65,20 +65,24 @@ function readStream(url: string, id: number, leaveAfterFirstEvent = false): Prom
   return new Promise((resolve) => {
     let text = '';
     let status: number | undefined;
-    const req = http.request(`${url}/a2a`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'text/event-stream' } }, (res) => {
-      status = res.statusCode;
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        if (leaveAfterFirstEvent && text.includes('\n\n')) {
-          req.destroy();
-          resolve({ status, text, complete: false });
-        }
-      });
-      res.on('end', () => resolve({ status, text, complete: res.complete }));
-      res.on('aborted', () => resolve({ status, text, complete: false }));
-      res.on('error', () => resolve({ status, text, complete: false }));
-    });
+    const req = http.request(
+      `${url}/a2a`,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'text/event-stream' } },
+      (res) => {
+        status = res.statusCode;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          if (leaveAfterFirstEvent && text.includes('\n\n')) {
+            req.destroy();
+            resolve({ status, text, complete: false });
+          }
+        });
+        res.on('end', () => resolve({ status, text, complete: res.complete }));
+        res.on('aborted', () => resolve({ status, text, complete: false }));
+        res.on('error', () => resolve({ status, text, complete: false }));
+      },
+    );
     req.on('error', () => resolve({ status, text, complete: false }));
     req.end(streamBody(id));
   });
@@ -96,7 +100,10 @@ const passThrough = 'rules: []\n';
 const viaEffects = 'rules:\n  - { id: slow-frames, match: { method: SendStreamingMessage }, stream: { delay_ms: 1 } }\n';
 
 t.test('a stream quiet for longer than --upstream-timeout stays open until the dealer ends it', async (t) => {
-  for (const [path, scenario] of [['pass-through', passThrough], ['effects', viaEffects]] as const) {
+  for (const [path, scenario] of [
+    ['pass-through', passThrough],
+    ['effects', viaEffects],
+  ] as const) {
     const h = await harness(t, scenario, { dealer: quietDealer(QUIET_MS), proxy: { upstreamTimeoutMs: UPSTREAM_TIMEOUT_MS } });
     const started = performance.now();
     const got = await readStream(h.proxy.url, 1);
@@ -124,7 +131,10 @@ t.test('the SDK client reads a quiet stream through a pass-through proxy to its 
 
 t.test('--stream-idle-timeout ends a stream quieter than it, and the journal says proxy_timeout', async (t) => {
   const idle: Partial<ProxyOptions> = { upstreamTimeoutMs: 10_000, streamIdleTimeoutMs: 150 };
-  for (const [path, scenario] of [['pass-through', passThrough], ['effects', viaEffects]] as const) {
+  for (const [path, scenario] of [
+    ['pass-through', passThrough],
+    ['effects', viaEffects],
+  ] as const) {
     const h = await harness(t, scenario, { dealer: quietDealer(undefined), proxy: idle });
     const started = performance.now();
     const got = await readStream(h.proxy.url, 1);

@@ -28,5 +28,8 @@ t.test('SendMessage through the proxy reaches the dealer and returns what a dire
   t.equal(calls.length, 1, 'the SDK call provably travelled through the proxy');
   t.equal(calls[0]!.skill, 'inventory.search');
   t.equal(calls[0]!.a2a_version, '1.0', 'the SDK sends A2A-Version 1.0');
-  t.ok(seen.some((e) => e.path === '/.well-known/agent-card.json'), 'the card was fetched through the proxy');
+  t.ok(
+    seen.some((e) => e.path === '/.well-known/agent-card.json'),
+    'the card was fetched through the proxy',
+  );
 });

@@ -15,7 +15,7 @@ async function freePort(): Promise<number> {
 async function expectUnreachable(t: Test, url: string, id: string | number, cause: RegExp) {
   const reply = await request(url + '/a2a', { body: skillRequest('inventory.search', {}, id), headers: { 'content-type': 'application/json' } });
   t.equal(reply.status, 502, 'HTTP 502');
-  t.equal(reply.headers[SOURCE_HEADER], 'proxy', 'marked as the proxy\'s own reply');
+  t.equal(reply.headers[SOURCE_HEADER], 'proxy', "marked as the proxy's own reply");
   const env = JSON.parse(reply.body.toString());
   t.equal(env.id, id, 'echoes the id with its type');
   t.equal(env.error.code, -32603);

@@ -27,12 +27,21 @@ t.test('a dealer that never answers gets 502 after the timeout, not a second lat
   const modifier = loadScenarioText('rules:\n  - { id: rewrite, patch: [{ op: add, path: /result/seen, value: true }] }\n', 'patch.yaml');
   if (!modifier.ok) throw new Error('scenario');
   for (const timeoutMs of [100, 300, 500, 1000]) {
-    const proxy = await startProxy({ target: up.url, port: 0, profile: '1.3', extensionUri: 'https://autoagentprotocol.org/extensions/aap/v1.3', upstreamTimeoutMs: timeoutMs });
+    const proxy = await startProxy({
+      target: up.url,
+      port: 0,
+      profile: '1.3',
+      extensionUri: 'https://autoagentprotocol.org/extensions/aap/v1.3',
+      upstreamTimeoutMs: timeoutMs,
+    });
     const pass = await timed(proxy.url);
     proxy.proxy.decider = createEngine(modifier.scenario, { seed: 1 });
     const effects = await timed(proxy.url);
     await proxy.close();
-    for (const [path, r] of [['pass-through', pass], ['effects', effects]] as const) {
+    for (const [path, r] of [
+      ['pass-through', pass],
+      ['effects', effects],
+    ] as const) {
       t.equal(r.status, 502, `${timeoutMs} ms, ${path}: 502`);
       t.ok(r.ms >= timeoutMs - 5 && r.ms <= timeoutMs + LATE_MS, `${timeoutMs} ms, ${path}: fired after ${Math.round(r.ms)} ms`);
     }
@@ -44,7 +53,13 @@ t.test('0 means no timeout: a dealer that takes 1.2 s is waited for', async (t) 
   const up = await startUpstream((req, res) => {
     setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}'), req.url === '/a2a' ? 1200 : 0);
   });
-  const proxy = await startProxy({ target: up.url, port: 0, profile: '1.3', extensionUri: 'https://autoagentprotocol.org/extensions/aap/v1.3', upstreamTimeoutMs: 0 });
+  const proxy = await startProxy({
+    target: up.url,
+    port: 0,
+    profile: '1.3',
+    extensionUri: 'https://autoagentprotocol.org/extensions/aap/v1.3',
+    upstreamTimeoutMs: 0,
+  });
   t.teardown(async () => {
     await proxy.close();
     await up.close();
@@ -64,7 +79,13 @@ t.test('a reply arriving in many chunks is timed by one timer, restarted in plac
     res.end();
   });
   const timeoutMs = 4_321; // an unusual value, so the proxy's own timers are told apart from any other
-  const proxy = await startProxy({ target: up.url, port: 0, profile: '1.3', extensionUri: 'https://autoagentprotocol.org/extensions/aap/v1.3', upstreamTimeoutMs: timeoutMs });
+  const proxy = await startProxy({
+    target: up.url,
+    port: 0,
+    profile: '1.3',
+    extensionUri: 'https://autoagentprotocol.org/extensions/aap/v1.3',
+    upstreamTimeoutMs: timeoutMs,
+  });
   t.teardown(async () => {
     await proxy.close();
     await up.close();

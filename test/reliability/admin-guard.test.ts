@@ -21,7 +21,11 @@ t.test('a Host that is not loopback or the admin host is refused (DNS rebinding)
 t.test('a cross-site POST /reset with text/plain is refused and resets nothing', async (t) => {
   const rt = await startTestRuntime(t);
   await callSkill(rt.url, 'inventory.search');
-  const crossSite = await request(rt.adminUrl + '/reset', { method: 'POST', headers: { origin: 'http://evil.example', 'content-type': 'text/plain' }, body: '{}' });
+  const crossSite = await request(rt.adminUrl + '/reset', {
+    method: 'POST',
+    headers: { origin: 'http://evil.example', 'content-type': 'text/plain' },
+    body: '{}',
+  });
   t.equal(crossSite.status, 403);
   t.match(JSON.parse(crossSite.body.toString()).error.message, /Origin "http:\/\/evil\.example"/);
   for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
@@ -44,7 +48,11 @@ t.test('a same-origin page may read and change state with JSON or YAML', async (
   t.equal((await request(rt.adminUrl + '/status', { headers })).status, 200);
   const reset = await request(rt.adminUrl + '/reset', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' });
   t.equal(reset.status, 200);
-  const put = await request(rt.adminUrl + '/scenario', { method: 'PUT', headers: { ...headers, 'content-type': 'application/yaml; charset=utf-8' }, body: 'scenario: page\nrules: []\n' });
+  const put = await request(rt.adminUrl + '/scenario', {
+    method: 'PUT',
+    headers: { ...headers, 'content-type': 'application/yaml; charset=utf-8' },
+    body: 'scenario: page\nrules: []\n',
+  });
   t.equal(put.status, 200);
 });
 

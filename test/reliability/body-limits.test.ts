@@ -72,7 +72,12 @@ t.test('a chunked body within both limits is forwarded whole', async (t) => {
   const rt = await startRuntime({ port: 0, adminPort: 0, env: {}, target: dealer.url, profile: '1.3', maxInspectBytes: 1_000, maxBodyBytes: 50_000 });
   t.teardown(() => rt.close());
   const body = Buffer.from(skillRequest('inventory.search', { q: 'x'.repeat(4_000) }));
-  const got = await raw(rt.url, [Buffer.from(chunkedHead.toString().replace('\r\n\r\n', '\r\nconnection: close\r\n\r\n')), chunk(body.subarray(0, 2_000)), chunk(body.subarray(2_000)), Buffer.from('0\r\n\r\n')]);
+  const got = await raw(rt.url, [
+    Buffer.from(chunkedHead.toString().replace('\r\n\r\n', '\r\nconnection: close\r\n\r\n')),
+    chunk(body.subarray(0, 2_000)),
+    chunk(body.subarray(2_000)),
+    Buffer.from('0\r\n\r\n'),
+  ]);
   t.match(got.reply, /^HTTP\/1\.1 200 /);
   t.equal(dealer.seen.find((r) => r.method === 'POST')?.body.toString(), body.toString(), 'byte for byte');
 });
@@ -97,7 +102,9 @@ t.test('a body stalled past --body-timeout is journaled as a 408, with no proxy 
   t.teardown(() => rt.close());
   const seen = watch(t, rt);
   const line = seen.next();
-  const got = await raw(rt.url, [Buffer.from('POST /a2a HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"jsonrpc":')]);
+  const got = await raw(rt.url, [
+    Buffer.from('POST /a2a HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"jsonrpc":'),
+  ]);
   t.match(got.reply, /^HTTP\/1\.1 408 /);
   const entry = await line;
   t.equal(entry.status, 408);
@@ -140,7 +147,14 @@ t.test("the embedded mock's 1 MiB cap reaches the buyer as the mock's 413, not a
     t.match(error.message, /exceeds 1 MiB/);
     t.notMatch(error.message, /could not reach|EPIPE/);
   }
-  t.match(seen.lines.map((l) => [l.status, l.source]), [[413, 'dealer'], [413, 'dealer']], 'journaled as the dealer\'s 413');
+  t.match(
+    seen.lines.map((l) => [l.status, l.source]),
+    [
+      [413, 'dealer'],
+      [413, 'dealer'],
+    ],
+    "journaled as the dealer's 413",
+  );
   t.same(seen.warnings, []);
   // The mock read the body through: its connection is still good for the next request.
   t.equal((await request(`${rt.url}/a2a`, { body: skillRequest('inventory.search'), headers: { 'content-type': 'application/json' } })).status, 200);

@@ -56,7 +56,11 @@ const pick = <T>(r: Rand, list: readonly T[]): T => list[Math.floor(r() * list.l
 const bytes = (r: Rand, n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(r() * 256)));
 
 function bodies(r: Rand, maxBody: number, maxInspect: number): Buffer {
-  const valid = skillRequest(pick(r, ['dealer.information', 'inventory.facets', 'inventory.search', 'inventory.vehicle', 'lead.submit']), { q: 'x' }, Math.floor(r() * 1000));
+  const valid = skillRequest(
+    pick(r, ['dealer.information', 'inventory.facets', 'inventory.search', 'inventory.vehicle', 'lead.submit']),
+    { q: 'x' },
+    Math.floor(r() * 1000),
+  );
   switch (Math.floor(r() * 12)) {
     case 0:
       return bytes(r, Math.floor(r() * 2000));
@@ -65,7 +69,9 @@ function bodies(r: Rand, maxBody: number, maxInspect: number): Buffer {
     case 2:
       return Buffer.from('{"jsonrpc":"2.0",,}');
     case 3:
-      return Buffer.from(JSON.stringify(pick(r, [[], {}, 1, 'x', null, { jsonrpc: '1.0' }, { method: 7 }, { jsonrpc: '2.0', method: 'SendMessage', params: 'no' }])));
+      return Buffer.from(
+        JSON.stringify(pick(r, [[], {}, 1, 'x', null, { jsonrpc: '1.0' }, { method: 7 }, { jsonrpc: '2.0', method: 'SendMessage', params: 'no' }])),
+      );
     case 4:
       return Buffer.from(`[${valid},${valid},{"id":2}]`);
     case 5:
@@ -123,7 +129,10 @@ function sendCase(url: string, payload: Buffer): Promise<number | 'unbounded'> {
 
 function caseFor(r: Rand, url: string, target: 'proxy' | 'mock' | 'admin', limits: { maxBody: number; maxInspect: number }): Buffer {
   const host = new URL(url).host;
-  const path = target === 'admin' ? pick(r, ['/status', '/reset', '/scenario', '/rules/error', '/journal?limit=2', '/metrics', '/events', '/nope']) : pick(r, ['/a2a', '/a2a', '/', '/.well-known/agent-card.json']);
+  const path =
+    target === 'admin'
+      ? pick(r, ['/status', '/reset', '/scenario', '/rules/error', '/journal?limit=2', '/metrics', '/events', '/nope'])
+      : pick(r, ['/a2a', '/a2a', '/', '/.well-known/agent-card.json']);
   const method = target === 'admin' ? pick(r, ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) : pick(r, ['POST', 'POST', 'POST', 'GET']);
   const kind = r();
   if (kind < 0.06) return bytes(r, 1 + Math.floor(r() * 500)); // not HTTP at all
@@ -140,7 +149,9 @@ function caseFor(r: Rand, url: string, target: 'proxy' | 'mock' | 'admin', limit
 /** The request lines and headers of a case (long values shortened), for a failure message. */
 function describe(payload: Buffer): string {
   const text = payload.toString('latin1');
-  const heads = [...text.matchAll(/(?:GET|POST|PUT|PATCH|DELETE) \S+ HTTP\/1\.1\r\n[\s\S]*?\r\n\r\n/g)].map((m) => m[0].replace(/([^\r\n:]+: )([^\r\n]{60})[^\r\n]+/g, '$1$2…'));
+  const heads = [...text.matchAll(/(?:GET|POST|PUT|PATCH|DELETE) \S+ HTTP\/1\.1\r\n[\s\S]*?\r\n\r\n/g)].map((m) =>
+    m[0].replace(/([^\r\n:]+: )([^\r\n]{60})[^\r\n]+/g, '$1$2…'),
+  );
   return heads.length ? heads.join(' | ') : JSON.stringify(text.slice(0, 80));
 }
 
@@ -169,7 +180,9 @@ interface Measure {
   fds: number;
 }
 
-async function startChild(options: Record<string, unknown>): Promise<{ child: ChildProcess; urls: { url: string; adminUrl: string; target: string }; measure(): Promise<Measure> }> {
+async function startChild(
+  options: Record<string, unknown>,
+): Promise<{ child: ChildProcess; urls: { url: string; adminUrl: string; target: string }; measure(): Promise<Measure> }> {
   const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', CHILD], {
     env: { ...process.env, RUNTIME_MODULE: pathToFileURL(compiledRuntime).href, RUNTIME_OPTIONS: JSON.stringify(options) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -186,56 +199,74 @@ async function startChild(options: Record<string, unknown>): Promise<{ child: Ch
   };
 }
 
-t.test(`fuzz: proxy, mock dealer and admin API (seed ${SEED}, ${CASES} cases)`, { skip: !existsSync(compiledRuntime) && 'dist/ is not built (npm test builds it)' }, async (t) => {
-  t.comment(`replay with AAP_CHAOS_FUZZ_SEED=${SEED}`);
-  const limits = { maxBody: 2 * 1024 * 1024, maxInspect: 64 * 1024 };
-  const runtime = await startChild({ port: 0, adminPort: 0, env: {}, scenario: SCENARIO, maxBodyBytes: limits.maxBody, maxInspectBytes: limits.maxInspect, headerTimeoutMs: 1_000, bodyTimeoutMs: 1_000, upstreamTimeoutMs: 5_000 });
-  const exited = once(runtime.child, 'exit');
-  t.teardown(() => {
-    if (runtime.child.exitCode === null) runtime.child.kill('SIGKILL');
-  });
-  const { url: proxyUrl, adminUrl, target: mockUrl } = runtime.urls;
-  const targets = { proxy: proxyUrl, mock: mockUrl, admin: adminUrl } as const;
-  const stillServes = async () => {
-    for (const [name, url] of Object.entries({ proxy: `${proxyUrl}/a2a`, mock: `${mockUrl}/a2a` })) {
-      const reply = await request(url, { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } });
-      t.equal(reply.status, 200, `the ${name} still serves`);
-    }
-    t.equal((await request(`${adminUrl}/status`)).status, 200, 'the admin API still serves');
-  };
-  // Warm up (code, pools, the journal ring's first pages) before taking the baseline.
-  for (let i = 0; i < 50; i++) await request(`${proxyUrl}/a2a`, { body: skillRequest('inventory.search', { q: 'x' }, i), headers: { 'content-type': 'application/json' } });
-  const before = await runtime.measure();
-  const r = prng(SEED);
-  const plan = Array.from({ length: CASES }, (_, i) => {
-    const target = i % 5 === 3 ? 'mock' : i % 5 === 4 ? 'admin' : 'proxy';
-    return { target, payload: caseFor(r, targets[target], target, limits) } as const;
-  });
-  const slow: string[] = [];
-  let next = 0;
-  const started = Date.now();
-  await Promise.all(
-    Array.from({ length: PARALLEL }, async () => {
-      while (next < plan.length) {
-        const i = next++;
-        const c = plan[i]!;
-        const ms = await sendCase(targets[c.target], c.payload);
-        if (ms === 'unbounded') slow.push(`case ${i} (${c.target}), ${c.payload.length} bytes: ${describe(c.payload)}`);
+t.test(
+  `fuzz: proxy, mock dealer and admin API (seed ${SEED}, ${CASES} cases)`,
+  { skip: !existsSync(compiledRuntime) && 'dist/ is not built (npm test builds it)' },
+  async (t) => {
+    t.comment(`replay with AAP_CHAOS_FUZZ_SEED=${SEED}`);
+    const limits = { maxBody: 2 * 1024 * 1024, maxInspect: 64 * 1024 };
+    const runtime = await startChild({
+      port: 0,
+      adminPort: 0,
+      env: {},
+      scenario: SCENARIO,
+      maxBodyBytes: limits.maxBody,
+      maxInspectBytes: limits.maxInspect,
+      headerTimeoutMs: 1_000,
+      bodyTimeoutMs: 1_000,
+      upstreamTimeoutMs: 5_000,
+    });
+    const exited = once(runtime.child, 'exit');
+    t.teardown(() => {
+      if (runtime.child.exitCode === null) runtime.child.kill('SIGKILL');
+    });
+    const { url: proxyUrl, adminUrl, target: mockUrl } = runtime.urls;
+    const targets = { proxy: proxyUrl, mock: mockUrl, admin: adminUrl } as const;
+    const stillServes = async () => {
+      for (const [name, url] of Object.entries({ proxy: `${proxyUrl}/a2a`, mock: `${mockUrl}/a2a` })) {
+        const reply = await request(url, { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } });
+        t.equal(reply.status, 200, `the ${name} still serves`);
       }
-    }),
-  );
-  t.same(slow, [], `every case answered or closed within ${BOUND_MS} ms (${Date.now() - started} ms in all)`);
-  t.equal(runtime.child.exitCode, null, 'the runtime never exited');
-  await stillServes();
-  let after = await runtime.measure();
-  const fdsSettled = async () => {
-    after = await runtime.measure();
-    return after.fds <= before.fds + 10;
-  };
-  for (let tries = 0; tries < 30 && !(await fdsSettled()); tries++) await new Promise((resolve) => setTimeout(resolve, 500));
-  t.ok(after.fds <= before.fds + 10, `open file descriptors back near baseline (${before.fds} → ${after.fds})`);
-  const grown = (after.rss - before.rss) / 1024 / 1024;
-  t.ok(grown < RSS_GROWTH_LIMIT_MB, `RSS of the runtime ${(before.rss / 1048576).toFixed(0)} → ${(after.rss / 1048576).toFixed(0)} MB (grew ${grown.toFixed(0)} MB, limit ${RSS_GROWTH_LIMIT_MB})`);
-  runtime.child.send('close');
-  await exited;
-});
+      t.equal((await request(`${adminUrl}/status`)).status, 200, 'the admin API still serves');
+    };
+    // Warm up (code, pools, the journal ring's first pages) before taking the baseline.
+    for (let i = 0; i < 50; i++)
+      await request(`${proxyUrl}/a2a`, { body: skillRequest('inventory.search', { q: 'x' }, i), headers: { 'content-type': 'application/json' } });
+    const before = await runtime.measure();
+    const r = prng(SEED);
+    const plan = Array.from({ length: CASES }, (_, i) => {
+      const target = i % 5 === 3 ? 'mock' : i % 5 === 4 ? 'admin' : 'proxy';
+      return { target, payload: caseFor(r, targets[target], target, limits) } as const;
+    });
+    const slow: string[] = [];
+    let next = 0;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: PARALLEL }, async () => {
+        while (next < plan.length) {
+          const i = next++;
+          const c = plan[i]!;
+          const ms = await sendCase(targets[c.target], c.payload);
+          if (ms === 'unbounded') slow.push(`case ${i} (${c.target}), ${c.payload.length} bytes: ${describe(c.payload)}`);
+        }
+      }),
+    );
+    t.same(slow, [], `every case answered or closed within ${BOUND_MS} ms (${Date.now() - started} ms in all)`);
+    t.equal(runtime.child.exitCode, null, 'the runtime never exited');
+    await stillServes();
+    let after = await runtime.measure();
+    const fdsSettled = async () => {
+      after = await runtime.measure();
+      return after.fds <= before.fds + 10;
+    };
+    for (let tries = 0; tries < 30 && !(await fdsSettled()); tries++) await new Promise((resolve) => setTimeout(resolve, 500));
+    t.ok(after.fds <= before.fds + 10, `open file descriptors back near baseline (${before.fds} → ${after.fds})`);
+    const grown = (after.rss - before.rss) / 1024 / 1024;
+    t.ok(
+      grown < RSS_GROWTH_LIMIT_MB,
+      `RSS of the runtime ${(before.rss / 1048576).toFixed(0)} → ${(after.rss / 1048576).toFixed(0)} MB (grew ${grown.toFixed(0)} MB, limit ${RSS_GROWTH_LIMIT_MB})`,
+    );
+    runtime.child.send('close');
+    await exited;
+  },
+);

@@ -7,7 +7,9 @@ import { MAX_STORED_CHARS } from '../../src/common/bounds.js';
 import type { JournalEntry } from '../../src/journal/entry.js';
 
 t.test('a 500 KB JSON-RPC id, client key and path are stored bounded', async (t) => {
-  const h = await harness(t, 'rules:\n  - { id: keyed, key: "header:x-buyer", match: { skill: inventory.facets }, error: RATE_LIMITED }\n', { proxy: { clientKey: 'header:x-buyer' } });
+  const h = await harness(t, 'rules:\n  - { id: keyed, key: "header:x-buyer", match: { skill: inventory.facets }, error: RATE_LIMITED }\n', {
+    proxy: { clientKey: 'header:x-buyer' },
+  });
   const big = 'i'.repeat(500_000); // the body carries it twice (id and messageId), under the inspection limit
   for (let i = 0; i < 20; i++) {
     const reply = await h.call('inventory.search', {}, { id: `${i}${big}`, headers: { 'x-buyer': 'k'.repeat(8_000) + i } });
@@ -39,6 +41,13 @@ t.test('the ring keeps at most its byte budget, newest first', async (t) => {
   t.equal(Number(kept[0]!.id), 5_000 - kept.length, 'the oldest are forgotten first, in order');
   const counted = new Journal({ ringSize: 3 });
   for (let i = 0; i < 10; i++) counted.onRequestDone(line(i));
-  t.same(counted.all().map((e) => Number(e.id)), [7, 8, 9], 'the count bound still holds');
-  t.same(counted.entries({ since: line(7).id }).map((e) => Number(e.id)), [8, 9]);
+  t.same(
+    counted.all().map((e) => Number(e.id)),
+    [7, 8, 9],
+    'the count bound still holds',
+  );
+  t.same(
+    counted.entries({ since: line(7).id }).map((e) => Number(e.id)),
+    [8, 9],
+  );
 });

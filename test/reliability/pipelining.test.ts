@@ -53,7 +53,15 @@ function bodyOf(reply: string): string {
 t.test('a truncated reply queued behind a delayed one closes the connection', async (t) => {
   const h = await harness(t, SCENARIO);
   const started = Date.now();
-  const got = await pipeline(h.proxy.url, [['dealer.information', 1], ['inventory.search', 2], ['inventory.vehicle', 3]], 5_000);
+  const got = await pipeline(
+    h.proxy.url,
+    [
+      ['dealer.information', 1],
+      ['inventory.search', 2],
+      ['inventory.vehicle', 3],
+    ],
+    5_000,
+  );
   t.not(got.ended, 'still open', 'the connection is closed after the cut reply');
   t.ok(Date.now() - started < 4_000, 'within the bound');
   const replies = got.text.split('HTTP/1.1 ').slice(1);
@@ -64,7 +72,10 @@ t.test('a truncated reply queued behind a delayed one closes the connection', as
 
 t.test('network: reset on a pipelined request leaves the earlier reply intact', async (t) => {
   const h = await harness(t, SCENARIO);
-  const got = await pipeline(h.proxy.url, [['dealer.information', 1], ['inventory.facets', 2]]);
+  const got = await pipeline(h.proxy.url, [
+    ['dealer.information', 1],
+    ['inventory.facets', 2],
+  ]);
   t.not(got.ended, 'still open');
   const replies = got.text.split('HTTP/1.1 ').slice(1);
   t.equal(replies.length, 1, 'exactly the earlier reply');

@@ -36,7 +36,10 @@ t.test('PUT /scenario with a one-line path answers 4xx at once, reads nothing an
   const rt = await startTestRuntime(t);
   for (const [what, body] of bodies) {
     // As YAML text, and as a JSON string (which once went the same way).
-    for (const [contentType, sent] of [['application/yaml', body!], ['application/json', JSON.stringify(body)]] as const) {
+    for (const [contentType, sent] of [
+      ['application/yaml', body!],
+      ['application/json', JSON.stringify(body)],
+    ] as const) {
       const started = Date.now();
       const reply = await adminCall(rt, 'PUT', '/scenario', { body: sent, contentType });
       t.ok(reply.status >= 400 && reply.status < 500, `${what} (${contentType}): ${reply.status}`);
@@ -63,7 +66,15 @@ t.test('PUT /scenario still takes text, JSON and {"name": built-in}', async (t) 
 t.test('a scenario published in Redis as a JSON string is refused; the replica keeps its own', { skip: redisMissing() }, async (t) => {
   const redis = await startRedis();
   const lines: string[] = [];
-  const rt = await startRuntime({ port: 0, adminPort: 0, scenario: 'scenario: mine\nrules: []\n', state: redis.url, replicaId: 'r1', env: {}, log: (l) => lines.push(l) });
+  const rt = await startRuntime({
+    port: 0,
+    adminPort: 0,
+    scenario: 'scenario: mine\nrules: []\n',
+    state: redis.url,
+    replicaId: 'r1',
+    env: {},
+    log: (l) => lines.push(l),
+  });
   const client = new Redis(redis.url);
   t.teardown(async () => {
     client.disconnect();
@@ -71,7 +82,9 @@ t.test('a scenario published in Redis as a JSON string is refused; the replica k
     await redis.close();
   });
   const published = [
-    ...[elsewhere, fifo, secret].map((file) => [`a JSON string naming ${path.basename(file)}`, JSON.stringify(file), /is a string, not a scenario object/] as const),
+    ...[elsewhere, fifo, secret].map(
+      (file) => [`a JSON string naming ${path.basename(file)}`, JSON.stringify(file), /is a string, not a scenario object/] as const,
+    ),
     ['text that is not JSON', '{not json', /is not JSON/] as const,
     ['an object nested 100,000 deep', `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`, /nested more than 64 levels/] as const,
   ];
@@ -80,11 +93,19 @@ t.test('a scenario published in Redis as a JSON string is refused; the replica k
     await client.hset('aap-chaos:scenario', 'json', json, 'version', String(version));
     await client.publish('aap-chaos:scenario', String(version));
     await waitFor(() => lines.some((l) => l.includes(`version ${version} refused`)), 5_000);
-    t.match(lines.find((l) => l.includes(`version ${version} refused`)), why, `${what}: refused, saying why`);
+    t.match(
+      lines.find((l) => l.includes(`version ${version} refused`)),
+      why,
+      `${what}: refused, saying why`,
+    );
     t.equal(rt.status().scenario, 'mine', `${what}: the replica keeps its scenario`);
   }
   const refusal = lines.find((l) => l.includes('version 100 refused'))!;
-  t.match(refusal, /^published scenario version 100 refused, the running scenario stays: published scenario version 100  is a string, not a scenario object/, refusal);
+  t.match(
+    refusal,
+    /^published scenario version 100 refused, the running scenario stays: published scenario version 100  is a string, not a scenario object/,
+    refusal,
+  );
   t.notOk(refusal.includes('\n'), 'one line');
   t.notMatch(lines.join('\n'), /SECRET-MARKER|db_password/);
   // Still following: a real scenario published next is adopted.
@@ -95,7 +116,11 @@ t.test('a scenario published in Redis as a JSON string is refused; the replica k
 
 t.test('a scenario file must be a regular file: a FIFO, a directory or a device is refused at once', async (t) => {
   const { runCli } = await import('./cli-run.js');
-  for (const [file, kind] of [[fifo, /is a FIFO \(named pipe\), not a regular file/], [dir, /is a directory/], ['/dev/zero', /is a device, not a regular file/]] as const) {
+  for (const [file, kind] of [
+    [fifo, /is a FIFO \(named pipe\), not a regular file/],
+    [dir, /is a directory/],
+    ['/dev/zero', /is a device, not a regular file/],
+  ] as const) {
     const r = await runCli(['validate', file], 30_000);
     t.equal(r.code, 1, `${file}: exit 1`);
     t.match(r.out, kind, r.out.split('\n')[0]);

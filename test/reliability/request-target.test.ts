@@ -12,7 +12,15 @@ async function setUp(t: Test, base: string) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{}');
   });
-  const rt = await startRuntime({ target: `${dealer.url}${base}`, port: 0, adminPort: 0, env: {}, rewriteCard: false, profile: '1.3', allowHosts: ['other-vhost'] }); // the foreign Host is allowed: what is tested is the request target
+  const rt = await startRuntime({
+    target: `${dealer.url}${base}`,
+    port: 0,
+    adminPort: 0,
+    env: {},
+    rewriteCard: false,
+    profile: '1.3',
+    allowHosts: ['other-vhost'],
+  }); // the foreign Host is allowed: what is tested is the request target
   t.teardown(async () => {
     await rt.close();
     await dealer.close();

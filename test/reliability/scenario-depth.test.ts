@@ -23,7 +23,7 @@ export function hidingTexts(n: number): Array<[string, string]> {
     ['a hash inside a quoted string', `rules: []\nx: [ "a #", ${deep(n)} ]\n`],
     ['escaped quotes in a single-quoted string', `rules: []\nx: ['a'']]]]]]]]]]]]]]]]]]]]', ${deep(n)}]\n`],
     ['a comment ended by a lone carriage return', `rules: []\nx: # c\r ${deep(n)}\n`],
-    ["block sequences", `rules:\n  ${"- ".repeat(n)}x\n`],
+    ['block sequences', `rules:\n  ${'- '.repeat(n)}x\n`],
   ];
 }
 
@@ -39,7 +39,8 @@ t.test('every hiding text is refused at a line, at 100, 5,000 and 20,000 levels'
       }
       t.equal(result.ok, false, `${what} (${n}) is refused`);
       // The YAML parser reads a lone carriage return as comment text; other readers end the line there.
-      if (!result.ok && !what.includes('carriage return')) t.match(formatProblem(result.problems[0]!), TOO_DEEP, `${what} (${n}): ${formatProblem(result.problems[0]!)}`);
+      if (!result.ok && !what.includes('carriage return'))
+        t.match(formatProblem(result.problems[0]!), TOO_DEEP, `${what} (${n}): ${formatProblem(result.problems[0]!)}`);
     }
   }
 });
@@ -48,7 +49,10 @@ t.test('64 levels load; the limit counts collections, not brackets in strings', 
   const ok = loadScenarioText(`rules: []\nreport: { x: ${deep(60)} }\n`, 'ok.yaml');
   t.equal(ok.ok, false, 'refused for its unknown key, not its depth');
   if (!ok.ok) t.notMatch(formatProblem(ok.problems[0]!), /nested/);
-  const strings = loadScenarioText(`rules:\n${Array.from({ length: 200 }, (_, i) => `  - { id: r${i}, error: INTERNAL_ERROR, message: "it 'says [[[ " }\n`).join('')}`, 's.yaml');
+  const strings = loadScenarioText(
+    `rules:\n${Array.from({ length: 200 }, (_, i) => `  - { id: r${i}, error: INTERNAL_ERROR, message: "it 'says [[[ " }\n`).join('')}`,
+    's.yaml',
+  );
   t.equal(strings.ok, true, 'brackets and quotes inside strings are no nesting');
 });
 

@@ -26,7 +26,11 @@ t.test('a 20 MB file is refused at once, naming the limit and the flag', async (
 t.test('too many rules are refused with file:line; the flag sets the limit', async (t) => {
   const result = loadScenarioText(rules(10_001), 'many.yaml');
   t.equal(result.ok, false);
-  if (!result.ok) t.equal(formatProblem(result.problems[0]!), 'many.yaml:1:1  /rules  the scenario has 10001 rules, more than the limit of 10000 (raise it with --max-scenario-rules)');
+  if (!result.ok)
+    t.equal(
+      formatProblem(result.problems[0]!),
+      'many.yaml:1:1  /rules  the scenario has 10001 rules, more than the limit of 10000 (raise it with --max-scenario-rules)',
+    );
   const three = write('three.yaml', rules(3));
   const capped = await runCli(['validate', '--max-scenario-rules', '2', three]);
   t.equal(capped.code, 1);
@@ -35,7 +39,10 @@ t.test('too many rules are refused with file:line; the flag sets the limit', asy
 });
 
 t.test('a YAML alias bomb is a problem at file:line, exit 1, no stack trace', async (t) => {
-  const bomb = write('bomb.yaml', 'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\nrules: []\n');
+  const bomb = write(
+    'bomb.yaml',
+    'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\nrules: []\n',
+  );
   const r = await runCli(['validate', bomb]);
   t.equal(r.code, 1);
   t.match(r.out, /bomb\.yaml:2:8 {2}YAML aliases expand more than 100 times/);

@@ -16,7 +16,12 @@ t.test('YAML tags build no objects, run nothing and read no file', async (t) => 
   const result = loadScenarioText(text, path.join(dir, 's.yaml'));
   t.equal((globalThis as { scenarioRan?: boolean }).scenarioRan, undefined, 'no code ran');
   t.notOk(JSON.stringify(result).includes('TOP-SECRET-CONTENT'), 'no file was read');
-  if (result.ok) t.same((result.scenario.rules ?? []).map((r) => typeof r.message), ['string', 'string'], 'tagged values are plain strings');
+  if (result.ok)
+    t.same(
+      (result.scenario.rules ?? []).map((r) => typeof r.message),
+      ['string', 'string'],
+      'tagged values are plain strings',
+    );
 });
 
 t.test('no key includes other files or names a host', async (t) => {
@@ -43,7 +48,9 @@ t.test('an absolute-form request URL or a foreign Host still goes to the target'
     s.on('data', (c) => (got += c));
     s.on('close', () => resolve(got));
     s.on('error', () => resolve(got));
-    s.write(`POST http://evil.example:9/a2a HTTP/1.1\r\nhost: evil.example:9\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    s.write(
+      `POST http://evil.example:9/a2a HTTP/1.1\r\nhost: evil.example:9\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
   });
   t.match(reply, /^HTTP\/1\.1 \d{3}/, 'answered');
   const posts = h.upstream.seen.filter((s) => s.method === 'POST');

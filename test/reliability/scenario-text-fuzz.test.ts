@@ -16,8 +16,46 @@ const CASES = Number(process.env.AAP_CHAOS_FUZZ_CASES ?? 1_000);
 
 /** Pieces that change what a scanner believes is quoted, commented or nested. */
 const NOISE = [
-  "it's", " 'a", "'b'", "''", "'''", ' "x"', '"\\""', '"\\\\"', '\\"', '":"', ':"', '"a":"]]]"', "':'", ' #', '# [[', '#', '\r', '\r\n', ', ', ': ',
-  ']', '}', ']]]]', '"]]]]"', "']]]]'", '"[[["', "'{{{'", '"]]]\\n" ', "'x\\'", '[', '{', ' - ', '? ', 'a: b', '|', '>', '&a ', '*a', '!t ', '\t',
+  "it's",
+  " 'a",
+  "'b'",
+  "''",
+  "'''",
+  ' "x"',
+  '"\\""',
+  '"\\\\"',
+  '\\"',
+  '":"',
+  ':"',
+  '"a":"]]]"',
+  "':'",
+  ' #',
+  '# [[',
+  '#',
+  '\r',
+  '\r\n',
+  ', ',
+  ': ',
+  ']',
+  '}',
+  ']]]]',
+  '"]]]]"',
+  "']]]]'",
+  '"[[["',
+  "'{{{'",
+  '"]]]\\n" ',
+  "'x\\'",
+  '[',
+  '{',
+  ' - ',
+  '? ',
+  'a: b',
+  '|',
+  '>',
+  '&a ',
+  '*a',
+  '!t ',
+  '\t',
 ];
 
 function randomText(r: SeededRandom): string {
@@ -66,7 +104,8 @@ t.test(`scenario texts around the nesting limit (seed ${SEED}, ${CASES} cases)`,
       continue;
     }
     const refusedForDepth = !result.ok && result.problems.some((p) => p.message.includes('levels deep'));
-    if (refusedForDepth !== tooDeep) wrong.push(`case ${i}: depth refusal ${refusedForDepth}, parser depth past the limit ${tooDeep}: ${JSON.stringify(text.slice(0, 160))}`);
+    if (refusedForDepth !== tooDeep)
+      wrong.push(`case ${i}: depth refusal ${refusedForDepth}, parser depth past the limit ${tooDeep}: ${JSON.stringify(text.slice(0, 160))}`);
   }
   t.comment(`${deep} texts past the limit, ${gray} that only the scan could not clear`);
   t.ok(deep > CASES / 10 && deep < CASES - CASES / 10, 'the cases fall on both sides of the limit');

@@ -38,9 +38,14 @@ t.test('no secret and no personal data in any sink', async (t) => {
   const events: string[] = [];
   ws.on('message', (m) => events.push(m.toString()));
   await once(ws, 'open');
-  const headers = { 'content-type': 'application/json', authorization: SECRETS[0]!, cookie: SECRETS[1]!, 'x-api-key': SECRETS[2]!, 'x-dealer-secret': SECRETS[3]! };
-  for (const skill of ['inventory.search', 'inventory.search', 'dealer.information'])
-    await request(`${rt.url}/a2a`, { body: skillRequest(skill), headers });
+  const headers = {
+    'content-type': 'application/json',
+    authorization: SECRETS[0]!,
+    cookie: SECRETS[1]!,
+    'x-api-key': SECRETS[2]!,
+    'x-dealer-secret': SECRETS[3]!,
+  };
+  for (const skill of ['inventory.search', 'inventory.search', 'dealer.information']) await request(`${rt.url}/a2a`, { body: skillRequest(skill), headers });
   const lead = { idempotency_key: 'lead-1', customer: { name: PERSONAL[2], email: PERSONAL[0], phone: PERSONAL[1] }, consent: { contact: true } };
   await request(`${rt.url}/a2a`, { body: skillRequest('lead.submit', lead), headers });
   while (events.length < 4) await once(ws, 'message');
@@ -60,7 +65,11 @@ t.test('no secret and no personal data in any sink', async (t) => {
   t.equal(collector.spans.filter((s) => s.kind === 2).length, 4, 'all four requests were traced');
   sinks.logs = logs.join('\n');
   t.equal(sinks['journal file']!.trim().split('\n').length, 4, 'all four requests were journaled');
-  t.equal(sinks['recording file']!.split('\n').filter((l) => l.includes('"type":"exchange"')).length, 3, 'the dealer\'s answers were recorded (the rate-limited one never reached it)');
+  t.equal(
+    sinks['recording file']!.split('\n').filter((l) => l.includes('"type":"exchange"')).length,
+    3,
+    "the dealer's answers were recorded (the rate-limited one never reached it)",
+  );
   for (const [sink, text] of Object.entries(sinks)) {
     for (const secret of [...SECRETS, ...PERSONAL]) t.notOk(text.includes(secret), `${sink} does not contain "${secret}"`);
   }
@@ -74,7 +83,14 @@ t.test("a dealer's error reply that echoes contacts or a token is journaled with
   const dealerReply = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
-    error: { code: -32602, message: echoed, data: { code: 'VALIDATION_ERROR', details: { customer: { email: 'jane.doe@example.com', phone: '555 010 4477' }, hint: 'retry after 2000 ms on 2026-12-02' } } },
+    error: {
+      code: -32602,
+      message: echoed,
+      data: {
+        code: 'VALIDATION_ERROR',
+        details: { customer: { email: 'jane.doe@example.com', phone: '555 010 4477' }, hint: 'retry after 2000 ms on 2026-12-02' },
+      },
+    },
   });
   const dealer = await startUpstream((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -88,9 +104,18 @@ t.test("a dealer's error reply that echoes contacts or a token is journaled with
   const reply = await request(`${rt.url}/a2a`, { body: skillRequest('lead.submit'), headers: { 'content-type': 'application/json' } });
   t.equal(reply.body.toString(), dealerReply, 'the buyer gets the bytes the dealer sent');
   const text = (await request(`${rt.adminUrl}/journal`)).body.toString();
-  for (const secret of ['jane.doe@example.com', '010-4477', '010 4477', 'tok-0123456789abcdef']) t.notOk(text.includes(secret), `the journal does not contain "${secret}"`);
+  for (const secret of ['jane.doe@example.com', '010-4477', '010 4477', 'tok-0123456789abcdef'])
+    t.notOk(text.includes(secret), `the journal does not contain "${secret}"`);
   const line = JSON.parse(text.trim().split('\n').at(-1)!);
-  t.equal(line.reply_error.message, 'The lead for [e-mail redacted] ([phone redacted]) was refused; Authorization: Bearer [redacted] is not valid', 'what was there is still readable');
-  t.same(line.reply_error.data.details, { customer: { email: '[e-mail redacted]', phone: '[phone redacted]' }, hint: 'retry after 2000 ms on 2026-12-02' }, 'data too; numbers that are no phone are kept');
+  t.equal(
+    line.reply_error.message,
+    'The lead for [e-mail redacted] ([phone redacted]) was refused; Authorization: Bearer [redacted] is not valid',
+    'what was there is still readable',
+  );
+  t.same(
+    line.reply_error.data.details,
+    { customer: { email: '[e-mail redacted]', phone: '[phone redacted]' }, hint: 'retry after 2000 ms on 2026-12-02' },
+    'data too; numbers that are no phone are kept',
+  );
   t.equal(line.rpc_code, -32602, 'the code the report reads is untouched');
 });

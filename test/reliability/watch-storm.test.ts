@@ -19,7 +19,12 @@ t.test('100 rewrites while traffic flows: no failure, never two scenarios in one
   t.teardown(() => rt.close());
   let reloads = 0;
   let rejected = 0;
-  const watcher = watchScenarioFile(file, (s) => void rt.use(s).then(() => reloads++), () => rejected++, { debounceMs: 2 });
+  const watcher = watchScenarioFile(
+    file,
+    (s) => void rt.use(s).then(() => reloads++),
+    () => rejected++,
+    { debounceMs: 2 },
+  );
   t.teardown(() => watcher.close());
 
   let storming = true;
@@ -28,10 +33,12 @@ t.test('100 rewrites while traffic flows: no failure, never two scenarios in one
   let answered = 0;
   const traffic = Array.from({ length: 4 }, async () => {
     while (storming) {
-      const reply = await request(`${rt.url}/a2a`, { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } }).catch((e: Error) => {
-        failures.push(e.message);
-        return undefined;
-      });
+      const reply = await request(`${rt.url}/a2a`, { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } }).catch(
+        (e: Error) => {
+          failures.push(e.message);
+          return undefined;
+        },
+      );
       if (!reply) continue;
       answered++;
       if (reply.status !== 200) failures.push(`HTTP ${reply.status}`);

@@ -29,7 +29,11 @@ t.test('against the same dealer: no drift, whatever its ids and timestamps', asy
   const same = await mockDealer(t);
   const result = await diffRecording({ file, target: same.url });
   t.equal(result.drift, false, JSON.stringify(result.exchanges.filter((x) => x.verdict !== 'same')));
-  t.same(result.exchanges.map((x) => x.verdict), ['same', 'same', 'same', 'same'], 'the card and three exchanges');
+  t.same(
+    result.exchanges.map((x) => x.verdict),
+    ['same', 'same', 'same', 'same'],
+    'the card and three exchanges',
+  );
   const run = await cli(['replay', '--diff', file, '--target', same.url]);
   t.equal(run.code, 0);
   t.match(run.out, 'no drift');
@@ -51,7 +55,11 @@ t.test('after the inventory changed: the changed fields, recorded vs live, exit 
   t.same(changed['/body/result/message/parts/0/data/data/price'], [oldPrice, oldPrice + 1000]);
 
   const ignored = await diffRecording({ file, target: moved.url, ignore: ['/result/message/parts/0/data/data/price'] });
-  t.same(ignored.exchanges.find((x) => x.exchange === 1)!.differences.map((d) => d.pointer), ['/body/result/message/parts/0/data/data/status'], '--ignore leaves a field out');
+  t.same(
+    ignored.exchanges.find((x) => x.exchange === 1)!.differences.map((d) => d.pointer),
+    ['/body/result/message/parts/0/data/data/status'],
+    '--ignore leaves a field out',
+  );
 
   const junit = path.join(dir, 'drift.xml');
   const run = await cli(['replay', '--diff', file, '--target', moved.url, '--json', '--junit', junit]);
@@ -71,7 +79,10 @@ t.test('a dealer that cannot be reached is drift, named per exchange', async (t)
   await gone.close();
   const result = await diffRecording({ file, target: url });
   t.equal(result.drift, true);
-  t.same(result.exchanges.map((x) => x.verdict), ['failed', 'failed', 'failed', 'failed']);
+  t.same(
+    result.exchanges.map((x) => x.verdict),
+    ['failed', 'failed', 'failed', 'failed'],
+  );
   t.match(formatDrift(result), /exchange 1 \(SendMessage inventory\.vehicle, .*\): FAILED\n\s+the live request failed: ECONNREFUSED/);
 });
 

@@ -65,11 +65,22 @@ t.test('the recording keeps every exchange and the card, without request headers
   t.match(recording.exchanges[4]!.reply.body, { error: { data: { code: 'VEHICLE_NOT_FOUND' } } }, 'the error reply is recorded');
   t.equal(recording.exchanges[7]!.reply.events?.length, 4, 'each SSE event is recorded');
   // Recording tees the stream: the buyer got each event when the dealer sent it, not at the end.
-  t.ok(gaps(recorded.stream.map((e) => e.atMs)).every((g) => g > GAP_MS / 2), `while recording, the buyer's gaps: ${gaps(recorded.stream.map((e) => e.atMs)).map(Math.round)} ms`);
-  for (const secret of [...Object.values(SECRET_HEADERS), 'authorization', 'x-api-key', 'user-agent', 'a2a-version']) t.notMatch(text.toLowerCase(), secret.toLowerCase(), `no ${secret} in the file`);
-  for (const personal of [CUSTOMER.email, CUSTOMER.phone, CUSTOMER.first_name, CUSTOMER.last_name]) t.notOk(text.includes(personal), `no ${personal} in the file`);
+  t.ok(
+    gaps(recorded.stream.map((e) => e.atMs)).every((g) => g > GAP_MS / 2),
+    `while recording, the buyer's gaps: ${gaps(recorded.stream.map((e) => e.atMs)).map(Math.round)} ms`,
+  );
+  for (const secret of [...Object.values(SECRET_HEADERS), 'authorization', 'x-api-key', 'user-agent', 'a2a-version'])
+    t.notMatch(text.toLowerCase(), secret.toLowerCase(), `no ${secret} in the file`);
+  for (const personal of [CUSTOMER.email, CUSTOMER.phone, CUSTOMER.first_name, CUSTOMER.last_name])
+    t.notOk(text.includes(personal), `no ${personal} in the file`);
   const customers = recording.exchanges.filter((e) => e.request.skill === 'lead.submit').map((e) => (e.request.part!.data as any).customer);
-  t.match(customers[0], { email: /^customer-[0-9a-f]{10}@example\.invalid$/, phone: /^\+1555\d{7}$/, first_name: /^First-/, last_name: /^Last-/, preferred_contact: 'email' });
+  t.match(customers[0], {
+    email: /^customer-[0-9a-f]{10}@example\.invalid$/,
+    phone: /^\+1555\d{7}$/,
+    first_name: /^First-/,
+    last_name: /^Last-/,
+    preferred_contact: 'email',
+  });
   t.same(customers[1], customers[0], 'the same customer gets the same pseudonyms');
 });
 
@@ -82,7 +93,9 @@ t.test('a replay answers as the dealer did, with the live ids', async (t) => {
     t.same(jsonDifferences(recorded.replies[i], json), [], `request ${i + 1}: every non-volatile field as recorded`);
     t.equal(json.id, body.id, `request ${i + 1}: the live JSON-RPC id is echoed`);
   }
-  const search = (await rpc(replay.url, skillBody('inventory.search', { filters: { make: ['Honda'] }, pagination: { limit: 2 } }, 42, { contextId: 'ctx-mine' }))).json;
+  const search = (
+    await rpc(replay.url, skillBody('inventory.search', { filters: { make: ['Honda'] }, pagination: { limit: 2 } }, 42, { contextId: 'ctx-mine' }))
+  ).json;
   t.equal(search.id, 42, 'a numeric id stays a number');
   t.equal(search.result.message.contextId, 'ctx-mine', 'the live contextId is echoed');
 
@@ -102,24 +115,36 @@ t.test('a replay answers as the dealer did, with the live ids', async (t) => {
  * replay share one process here, so one stall on a busy machine would otherwise count as drift.
  */
 async function medianGaps(url: string, first?: { atMs: number }[]): Promise<number[]> {
-  const runs = [first ?? (await streamEvents(url, STREAM('m-1'))), await streamEvents(url, STREAM('m-2')), await streamEvents(url, STREAM('m-3'))].map((events) => gaps(events.map((e) => e.atMs)));
+  const runs = [first ?? (await streamEvents(url, STREAM('m-1'))), await streamEvents(url, STREAM('m-2')), await streamEvents(url, STREAM('m-3'))].map(
+    (events) => gaps(events.map((e) => e.atMs)),
+  );
   return runs[0]!.map((_, i) => runs.map((r) => r[i]!).sort((a, b) => a - b)[1]!);
 }
 
 t.test('SSE events keep their recorded gaps, scaled by --speed', async (t) => {
   const recording = await readRecording(file);
   const recordedGaps = gaps(recording.exchanges[7]!.reply.events!.map((e) => e.offset_ms));
-  t.ok(recordedGaps.every((g) => g > GAP_MS / 2), `recorded gaps ${recordedGaps.map(Math.round)} ms`);
+  t.ok(
+    recordedGaps.every((g) => g > GAP_MS / 2),
+    `recorded gaps ${recordedGaps.map(Math.round)} ms`,
+  );
 
   const normal = await runtime(t, { target: `replay:${file}` });
   const events = await streamEvents(normal.url, STREAM('s-1'));
   t.equal(events.length, 4);
-  t.ok(events.every((e) => e.data.id === 's-1'), 'every event carries the live id');
+  t.ok(
+    events.every((e) => e.data.id === 's-1'),
+    'every event carries the live id',
+  );
   events.forEach((e, i) => t.same(jsonDifferences(recorded.stream[i]!.data, e.data), [], `event ${i + 1} as recorded`));
-  (await medianGaps(normal.url, events)).forEach((g, i) => t.ok(Math.abs(g - recordedGaps[i]!) <= 20, `speed 1: gap ${Math.round(g)} ms, recorded ${Math.round(recordedGaps[i]!)} ms`));
+  (await medianGaps(normal.url, events)).forEach((g, i) =>
+    t.ok(Math.abs(g - recordedGaps[i]!) <= 20, `speed 1: gap ${Math.round(g)} ms, recorded ${Math.round(recordedGaps[i]!)} ms`),
+  );
 
   const fast = await runtime(t, { target: `replay:${file}`, replay: { speed: 2 } });
-  (await medianGaps(fast.url)).forEach((g, i) => t.ok(Math.abs(g - recordedGaps[i]! / 2) <= 20, `speed 2: gap ${Math.round(g)} ms, half of ${Math.round(recordedGaps[i]!)} ms`));
+  (await medianGaps(fast.url)).forEach((g, i) =>
+    t.ok(Math.abs(g - recordedGaps[i]! / 2) <= 20, `speed 2: gap ${Math.round(g)} ms, half of ${Math.round(recordedGaps[i]!)} ms`),
+  );
 });
 
 const TOYOTA = (id: number) => skillBody('inventory.search', { filters: { make: ['Toyota'] }, pagination: { limit: 2 } }, id);
@@ -131,7 +156,11 @@ t.test('on-miss error: a valid AAP error naming what was not found and the neare
   t.equal(json.error.code, -32603);
   t.match(json.error.message, /no recorded reply for SendMessage inventory\.search/);
   t.match(json.error.message, /nearest recorded request: exchange 3 \(SendMessage inventory\.search\), which differs at \/filters\/make\/0/);
-  t.match(json.error.data, { code: 'INTERNAL_ERROR', retryable: false, details: { replay_miss: { skill: 'inventory.search', nearest: { exchange: 3, differs_at: ['/filters/make/0'] } } } });
+  t.match(json.error.data, {
+    code: 'INTERNAL_ERROR',
+    retryable: false,
+    details: { replay_miss: { skill: 'inventory.search', nearest: { exchange: 3, differs_at: ['/filters/make/0'] } } },
+  });
   t.same(envelopeProblems('1.3', json), [], 'the envelope validates under the profile');
 });
 
@@ -158,7 +187,10 @@ t.test('on-miss pass: forwarded to the live dealer, appended to the recording, t
   const replay = await runtime(t, { target: `replay:${spyFile}`, replay: { onMiss: 'pass', passTarget: live.url } });
   const first = (await rpc(replay.url, TOYOTA(10), SECRET_HEADERS)).json;
   t.equal(first.id, 10);
-  t.ok(first.result.message.parts[0].data.data.vehicles.every((v: any) => v.make === 'Toyota'), 'the live dealer answered');
+  t.ok(
+    first.result.message.parts[0].data.data.vehicles.every((v: any) => v.make === 'Toyota'),
+    'the live dealer answered',
+  );
   await waitFor(() => readFileSync(spyFile, 'utf8').includes('"Toyota"'));
   await live.close();
   const second = (await rpc(replay.url, TOYOTA(11))).json;
@@ -170,14 +202,17 @@ t.test('on-miss pass: forwarded to the live dealer, appended to the recording, t
 });
 
 t.test('a RATE_LIMITED rule applies on top of a replay', async (t) => {
-  const scenario = { scenario: 'throttled-replay', rules: [{ id: 'throttle', match: { skill: 'inventory.search' }, rate_limit: { limit: 1, window_ms: 60_000 } }] };
+  const scenario = {
+    scenario: 'throttled-replay',
+    rules: [{ id: 'throttle', match: { skill: 'inventory.search' }, rate_limit: { limit: 1, window_ms: 60_000 } }],
+  };
   const replay = await runtime(t, { target: `replay:${file}`, scenario });
   const body = (id: number) => skillBody('inventory.search', { filters: { make: ['Honda'] }, pagination: { limit: 2 } }, id);
   const ok = (await rpc(replay.url, body(1))).json;
   t.same(jsonDifferences(recorded.replies[2], ok), [], 'the first search: the recorded answer');
   const limited = (await rpc(replay.url, body(2))).json;
   t.equal(limited.id, 2);
-  t.equal(limited.error.code, -32002, 'RATE_LIMITED under the recorded card\'s 1.3 profile');
+  t.equal(limited.error.code, -32002, "RATE_LIMITED under the recorded card's 1.3 profile");
   t.match(limited.error.data, { code: 'RATE_LIMITED', retryable: true, details: { retry_after_ms: Number } });
   t.equal(replay.journal.all().at(-1)?.error_code, 'RATE_LIMITED', 'journaled like any injected fault');
 });
@@ -187,7 +222,19 @@ t.test('exam --target replay:FILE runs the buyer against the recording', async (
   // A buyer that exits 0 only when the recorded Honda search answer comes back.
   const buyer = `fetch(process.env.AAP_DEALER_URL + '/a2a', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(body)} })
     .then((r) => r.json()).then((j) => process.exit(j.result && j.result.message.parts[0].data.data.vehicles[0].make === 'Honda' ? 0 : 1), () => process.exit(1));`;
-  const run = await exam(['--target', `replay:${file}`, '--scenarios', 'passthrough', '--require-exit-0', '--allow-incomplete', '--json', '--', process.execPath, '-e', buyer]);
+  const run = await exam([
+    '--target',
+    `replay:${file}`,
+    '--scenarios',
+    'passthrough',
+    '--require-exit-0',
+    '--allow-incomplete',
+    '--json',
+    '--',
+    process.execPath,
+    '-e',
+    buyer,
+  ]);
   t.equal(run.code, 0, run.err);
   t.match(JSON.parse(run.out), { ok: true, scenarios: [{ scenario: 'passthrough', runs: [{ buyer: { exit_code: 0 } }] }] });
 });

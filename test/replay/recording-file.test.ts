@@ -25,8 +25,14 @@ t.test('a recording cut short mid-line is reported with its line number, not a c
   t.equal(lines.length, 5, 'session, card, three exchanges');
   const cut = path.join(dir, 'cut.jsonl');
   writeFileSync(cut, lines.slice(0, 4).join('\n') + '\n' + lines[4]!.slice(0, 40));
-  await t.rejects(readRecording(cut), new RecordingReadError(cut, [`${cut}:5: the recording ends mid-line (cut short while it was written?); remove the partial last line to replay the rest`]));
-  for (const args of [['replay', cut, '--port', '0', '--admin-port', '0'], ['--target', `replay:${cut}`, '--port', '0', '--admin-port', '0']]) {
+  await t.rejects(
+    readRecording(cut),
+    new RecordingReadError(cut, [`${cut}:5: the recording ends mid-line (cut short while it was written?); remove the partial last line to replay the rest`]),
+  );
+  for (const args of [
+    ['replay', cut, '--port', '0', '--admin-port', '0'],
+    ['--target', `replay:${cut}`, '--port', '0', '--admin-port', '0'],
+  ]) {
     const run = await cli(args);
     t.equal(run.code, 2, `aap-chaos ${args[0]} exits 2`);
     t.match(run.err, `aap-chaos: ${cut}:5: the recording ends mid-line`);
@@ -38,7 +44,16 @@ t.test('a recording cut short mid-line is reported with its line number, not a c
 });
 
 t.test('every malformed line is named at once; the reader is bounded in line size and depth', async (t) => {
-  const text = [lines[0], '{"type":"exchange"', lines[1], '{"type":"exchange","request":{"method":"SendMessage","path":"/a2a"},"reply":{"status":99,"headers":{}}}', '['.repeat(40) + ']'.repeat(40), '{"type":"mystery"}', lines[2], ''].join('\n');
+  const text = [
+    lines[0],
+    '{"type":"exchange"',
+    lines[1],
+    '{"type":"exchange","request":{"method":"SendMessage","path":"/a2a"},"reply":{"status":99,"headers":{}}}',
+    '['.repeat(40) + ']'.repeat(40),
+    '{"type":"mystery"}',
+    lines[2],
+    '',
+  ].join('\n');
   try {
     parseRecording('bad.jsonl', text, { maxFileBytes: 1e9, maxLineBytes: 1e6, maxDepth: 32 });
     t.fail('read a malformed recording');
@@ -52,7 +67,9 @@ t.test('every malformed line is named at once; the reader is bounded in line siz
       'bad.jsonl:6: type "mystery" is not one of recording, card, exchange',
     ]);
   }
-  t.throws(() => parseRecording('long.jsonl', lines.join('\n'), { maxFileBytes: 1e9, maxLineBytes: 200, maxDepth: 64 }), { message: /long\.jsonl:2: the line is longer than 200 bytes/ });
+  t.throws(() => parseRecording('long.jsonl', lines.join('\n'), { maxFileBytes: 1e9, maxLineBytes: 200, maxDepth: 64 }), {
+    message: /long\.jsonl:2: the line is longer than 200 bytes/,
+  });
   const deep = '['.repeat(100_000) + ']'.repeat(100_000);
   t.throws(() => parseRecording('deep.jsonl', deep + '\n'), { message: /deep\.jsonl:1: the line nests deeper than 64 levels/ });
 });
@@ -74,7 +91,9 @@ t.test('--record-max-bytes: one stop message, whole lines only, the proxy keeps 
 });
 
 t.test('a recording that cannot be opened is refused at start, naming the flag', async (t) => {
-  await t.rejects(startRuntime({ port: 0, adminPort: 0, record: path.join(dir, 'missing-dir', 'x.jsonl') }), { message: /^--record: cannot open .*x\.jsonl for appending \(ENOENT\)$/ });
+  await t.rejects(startRuntime({ port: 0, adminPort: 0, record: path.join(dir, 'missing-dir', 'x.jsonl') }), {
+    message: /^--record: cannot open .*x\.jsonl for appending \(ENOENT\)$/,
+  });
   const run = await cli(['--record', path.join(dir, 'missing-dir', 'x.jsonl'), '--port', '0', '--admin-port', '0']);
   t.equal(run.code, 2);
   t.match(run.err, '--record: cannot open');

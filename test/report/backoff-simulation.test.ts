@@ -26,9 +26,19 @@ function simulateRun(strategy: Strategy, random: SeededRandom, shape: RunShape):
   let now = 1_700_000_000_000 + random.next() * 1000;
   const send = (hash: string, failed: boolean) => {
     const duration = 2 + random.next() * 30;
-    const fields: Partial<JournalEntry> = failed ? { source: 'injected', rpc_code: -32603, error_code: 'INTERNAL_ERROR', retryable: true, outcome: 'error' } : { outcome: 'result' };
+    const fields: Partial<JournalEntry> = failed
+      ? { source: 'injected', rpc_code: -32603, error_code: 'INTERNAL_ERROR', retryable: true, outcome: 'error' }
+      : { outcome: 'result' };
     // The journal keeps whole milliseconds of the start and the exact duration.
-    entries.push(journalLine(`s${entries.length}`, Math.floor(now), { client: 'sim', skill: 'inventory.vehicle', request_hash: hash, duration_ms: Math.round(duration * 100) / 100, ...fields }));
+    entries.push(
+      journalLine(`s${entries.length}`, Math.floor(now), {
+        client: 'sim',
+        skill: 'inventory.vehicle',
+        request_hash: hash,
+        duration_ms: Math.round(duration * 100) / 100,
+        ...fields,
+      }),
+    );
     now += duration;
   };
   const chains = random.int(shape.chains[0], shape.chains[1]);

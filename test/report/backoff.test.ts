@@ -53,7 +53,10 @@ t.test('retrying at once in three chains of one retry each fails; the explanatio
 t.test('retrying at a fixed interval fails once the run shows it in several chains; one chain is not enough', async (t) => {
   const result = grade(chains(3, [100, 100, 110, 105]), 'backoff');
   t.equal(result.verdict, 'FAIL');
-  t.match(result.explanation, /the waits did not grow exponentially in 3 retry chains \(e\.g\. inventory\.search: gaps 100, 100, 110, 105 ms\), judged over 12 retries/);
+  t.match(
+    result.explanation,
+    /the waits did not grow exponentially in 3 retry chains \(e\.g\. inventory\.search: gaps 100, 100, 110, 105 ms\), judged over 12 retries/,
+  );
   const one = chain([100, 100, 110]);
   t.equal(grade(one.entries, 'backoff').verdict, 'PASS', 'full jitter draws three such gaps now and then');
 });

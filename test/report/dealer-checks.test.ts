@@ -6,7 +6,14 @@ import { ONE_DEALER_CHECK_NAMES } from '../../src/report/checks/index.js';
 import { JournalBuilder, grade, reply } from './journal-builder.js';
 
 const search = (dealer: string) => ({ dealer, method: 'SendMessage' });
-const lead = (dealer: string, idempotency_key: string, extra = {}) => ({ dealer, method: 'SendMessage', skill: 'lead.submit', request_hash: 'hash-lead-ann-civic', idempotency_key, ...extra });
+const lead = (dealer: string, idempotency_key: string, extra = {}) => ({
+  dealer,
+  method: 'SendMessage',
+  skill: 'lead.submit',
+  request_hash: 'hash-lead-ann-civic',
+  idempotency_key,
+  ...extra,
+});
 
 t.test('a one-dealer journal is not graded across dealers', async (t) => {
   const j = new JournalBuilder();

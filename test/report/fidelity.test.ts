@@ -17,7 +17,10 @@ t.test('an error event inside a stream is an error every check sees: retried at 
   const result = grade(j.entries, 'backoff');
   t.equal(result.verdict, 'FAIL');
   t.same(result.evidence, ids);
-  t.match(result.explanation, /retried at once 3 times in 1 retry chain \(within 50 ms; first: inventory\.search after gaps of 0, 0, 0 ms\), judged over 3 retries/);
+  t.match(
+    result.explanation,
+    /retried at once 3 times in 1 retry chain \(within 50 ms; first: inventory\.search after gaps of 0, 0, 0 ms\), judged over 3 retries/,
+  );
 });
 
 t.test('backoff: every unknown outcome starts a chain; PASS when the retry waits, NOT EXERCISED for results', async (t) => {

@@ -24,12 +24,21 @@ t.test('the table lines up its columns and lists evidence and a summary', async 
   const rows = lines.slice(1, 1 + report.checks.length);
   const verdictColumn = lines[0].indexOf('VERDICT');
   for (const row of rows) t.match(row.slice(verdictColumn), /^(PASS|FAIL|NOT EXERCISED|NOT APPLICABLE)\s/, 'verdicts start in one column');
-  t.match(rows.find((r) => r.startsWith('retry-after') && r.includes('buyer-a')), /FAIL\s+came back early/);
+  t.match(
+    rows.find((r) => r.startsWith('retry-after') && r.includes('buyer-a')),
+    /FAIL\s+came back early/,
+  );
   t.ok(lines.includes('Evidence (journal ids):'));
   t.ok(lines.some((l) => /^\s+retry-after\s+buyer-a\s+j01 j02$/.test(l)));
-  t.match(rows.find((r) => r.startsWith('sold-vehicle') && r.includes('buyer-b')), /AAP-BUYER-008\s+buyer-b\s+NOT APPLICABLE\s+this client never called inventory\.vehicle/);
+  t.match(
+    rows.find((r) => r.startsWith('sold-vehicle') && r.includes('buyer-b')),
+    /AAP-BUYER-008\s+buyer-b\s+NOT APPLICABLE\s+this client never called inventory\.vehicle/,
+  );
   t.equal(lines.at(-1), 'FAIL: 4 passed, 2 failed, 12 not exercised, 4 not applicable (2 clients)');
-  t.notOk(lines.some((l) => l.endsWith(' ')), 'no trailing spaces');
+  t.notOk(
+    lines.some((l) => l.endsWith(' ')),
+    'no trailing spaces',
+  );
 });
 
 t.test('long evidence lists are shortened in the table only', async (t) => {

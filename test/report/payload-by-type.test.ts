@@ -22,13 +22,19 @@ function journal(retries: boolean, untidy: boolean): JournalEntry[] {
 }
 
 function pair(base: JournalEntry[], twin: JournalEntry[]): ExamRun {
-  const runs = [gradeRun('lead-recovery', 42, 0, buyer, buildReport(base), base, false), gradeRun('lead-recovery+untidy-envelopes', 42, 0, buyer, buildReport(twin), twin, false)];
+  const runs = [
+    gradeRun('lead-recovery', 42, 0, buyer, buildReport(base), base, false),
+    gradeRun('lead-recovery+untidy-envelopes', 42, 0, buyer, buildReport(twin), twin, false),
+  ];
   gradeUntidyTwins(battery, runs);
   return runs[1]!;
 }
 
 t.test('the battery gets an untidy twin of lead-recovery: the same rules behind an envelope rule', async (t) => {
-  t.same(battery.map((b) => b.name), ['lead-recovery', 'lead-recovery+untidy-envelopes']);
+  t.same(
+    battery.map((b) => b.name),
+    ['lead-recovery', 'lead-recovery+untidy-envelopes'],
+  );
   t.same(battery[1]!.scenario.rules![0], { id: 'untidy-envelopes', envelope: { shuffle: true, unknown_detail: true } });
 });
 

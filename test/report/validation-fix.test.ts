@@ -2,7 +2,13 @@ import t from 'tap';
 import { grade, JournalBuilder } from './journal-builder.js';
 
 /** A search refused with two listed problems, as the journal records it. */
-const refused = { source: 'dealer' as const, rpc_code: -32602, error_code: 'SCHEMA_VALIDATION_FAILED', retryable: false, listed_problems: ['/filters/year_min', '/pagination/limit'] };
+const refused = {
+  source: 'dealer' as const,
+  rpc_code: -32602,
+  error_code: 'SCHEMA_VALIDATION_FAILED',
+  retryable: false,
+  listed_problems: ['/filters/year_min', '/pagination/limit'],
+};
 const broken = { request_hash: 'hash-broken', request_problems: ['/filters/year_min', '/pagination/limit'] };
 
 t.test('a next request that fixes every listed problem at once passes; so does giving up', async (t) => {
@@ -27,7 +33,10 @@ t.test('fixing one problem per round trip fails, naming what is still broken', a
   const result = grade(j.entries, 'validation-fix');
   t.equal(result.verdict, 'FAIL');
   t.same(result.evidence.slice(0, 2), [first, half]);
-  t.match(result.explanation, /fixed 1 of 2 listed problems \(still broken: \/pagination\/limit\) after inventory\.search was refused .*judged over 2 validation errors/);
+  t.match(
+    result.explanation,
+    /fixed 1 of 2 listed problems \(still broken: \/pagination\/limit\) after inventory\.search was refused .*judged over 2 validation errors/,
+  );
 });
 
 t.test('re-sending the same payload fails, even when the proxy finds nothing wrong with it (an injected error)', async (t) => {

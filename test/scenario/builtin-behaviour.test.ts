@@ -34,7 +34,10 @@ const lead = {
 t.test('passthrough: nothing is touched', async (t) => {
   const chaos = await chaosFor(t, 'passthrough');
   t.equal(code(await call(chaos, 'dealer.information')), undefined);
-  t.same(chaos.journal().flatMap((e) => e.fired), []);
+  t.same(
+    chaos.journal().flatMap((e) => e.fired),
+    [],
+  );
 });
 
 t.test('rate-limit-storm and demo: the sixth search in 10 s is RATE_LIMITED with a true hint', async (t) => {
@@ -50,7 +53,8 @@ t.test('rate-limit-storm and demo: the sixth search in 10 s is RATE_LIMITED with
 
 t.test('flaky-internal: the vehicle outage hits lookups 3 to 6', async (t) => {
   const chaos = await chaosFor(t, 'flaky-internal');
-  const vin = (JSON.parse((await call(chaos, 'inventory.search', { pagination: { limit: 1 } })).body.toString()).result?.message.parts[0].data.data.vehicles[0].vin) as string | undefined;
+  const vin = JSON.parse((await call(chaos, 'inventory.search', { pagination: { limit: 1 } })).body.toString()).result?.message.parts[0].data.data.vehicles[0]
+    .vin as string | undefined;
   for (let i = 0; i < 7; i++) await call(chaos, 'inventory.vehicle', { vin: vin ?? '1HGCY2F57RA000001' });
   const outage = chaos.journal().filter((e) => e.fired.includes('vehicle-outage'));
   t.equal(outage.length, 4);
@@ -64,7 +68,10 @@ t.test('activation-required and version-mismatch: the 2.0 header policy', async 
   t.ok(missing.error.message.includes(AAP_EXTENSION_URI_2_0_DRAFT));
   t.equal(code(await call(act, 'dealer.information', {}, { 'a2a-extensions': AAP_EXTENSION_URI_2_0_DRAFT })), undefined, 'activated: served');
   const ver = await chaosFor(t, 'version-mismatch');
-  const noVersion = await request(ver.url + '/a2a', { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json', 'a2a-extensions': AAP_EXTENSION_URI_2_0_DRAFT } });
+  const noVersion = await request(ver.url + '/a2a', {
+    body: skillRequest('dealer.information'),
+    headers: { 'content-type': 'application/json', 'a2a-extensions': AAP_EXTENSION_URI_2_0_DRAFT },
+  });
   t.equal(JSON.parse(noVersion.body.toString()).error.code, -32009);
   t.equal(code(await call(ver, 'dealer.information', {}, { 'a2a-extensions': AAP_EXTENSION_URI_2_0_DRAFT })), undefined, 'A2A-Version 1.0: served');
 });
@@ -101,11 +108,16 @@ t.test('lossy-envelope: error payloads padded with what buyers must ignore', asy
   const chaos = await chaosFor(t, 'lossy-envelope', { mock: { profile: '2.0' }, profile: '2.0' });
   let env: any;
   for (let i = 0; i < 30 && !env; i++) {
-    const reply = JSON.parse((await call(chaos, 'inventory.vehicle', { vin: '1HGCY2F57RA000001' }, { 'a2a-extensions': AAP_EXTENSION_URI_2_0_DRAFT })).body.toString());
+    const reply = JSON.parse(
+      (await call(chaos, 'inventory.vehicle', { vin: '1HGCY2F57RA000001' }, { 'a2a-extensions': AAP_EXTENSION_URI_2_0_DRAFT })).body.toString(),
+    );
     if (reply.error && reply.error.data.some((d: any) => d.code === 'VEHICLE_NOT_FOUND')) env = reply;
   }
   t.ok(env, 'a VEHICLE_NOT_FOUND came through');
-  t.ok(env.error.data.some((d: any) => d['@type'] === 'type.googleapis.com/example.chaos.UnknownDetail'), 'with an unknown @type entry');
+  t.ok(
+    env.error.data.some((d: any) => d['@type'] === 'type.googleapis.com/example.chaos.UnknownDetail'),
+    'with an unknown @type entry',
+  );
 });
 
 t.test('network-chaos: broken transports, and the proxy keeps serving', async (t) => {
@@ -126,7 +138,11 @@ t.test('network-chaos: broken transports, and the proxy keeps serving', async (t
 
 t.test('stream-chaos: streamed replies are slowed and broken', async (t) => {
   const chaos = await chaosFor(t, 'stream-chaos', { mock: { streaming: true }, seed: 5 });
-  const req = http.request(chaos.url + '/a2a', { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'a2a-version': '1.0' } });
+  const req = http.request(chaos.url + '/a2a', {
+    method: 'POST',
+    agent: false,
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'a2a-version': '1.0' },
+  });
   req.end(JSON.stringify({ ...JSON.parse(skillRequest('dealer.information')), method: 'SendStreamingMessage' }));
   const [res] = (await once(req, 'response')) as [http.IncomingMessage];
   t.match(res.headers['content-type'], /text\/event-stream/);

@@ -29,7 +29,11 @@ const EXPECTED = [
 ];
 
 const list = await listBuiltinScenarios();
-t.same(list.map((s) => s.name), EXPECTED, 'exactly the documented built-ins');
+t.same(
+  list.map((s) => s.name),
+  EXPECTED,
+  'exactly the documented built-ins',
+);
 
 for (const { name } of list) {
   t.test(name, async (t) => {
@@ -65,7 +69,10 @@ t.test('each scenario uses the effects its name promises', async (t) => {
   t.ok((await effectsOf('lossy-envelope')).includes('envelope'));
   t.ok((await effectsOf('stream-chaos')).every((e) => e === 'stream'));
   const card = await loadScenarioRef('card-chaos');
-  t.ok(card.ok && card.scenario.rules!.every((r) => r.card !== undefined && terminalEffectsOf(r).length === 0 && !REPLY_MODIFIERS.some((k) => k in r)), 'card-chaos has card effects only');
+  t.ok(
+    card.ok && card.scenario.rules!.every((r) => r.card !== undefined && terminalEffectsOf(r).length === 0 && !REPLY_MODIFIERS.some((k) => k in r)),
+    'card-chaos has card effects only',
+  );
   t.ok((await effectsOf('slow-dealer')).every((e) => e === 'delay' || e === 'bandwidth'));
   const network = await effectsOf('network-chaos');
   t.ok(network.includes('network') && network.includes('http'));

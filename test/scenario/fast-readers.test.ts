@@ -29,7 +29,10 @@ function fullRead(text: string): { value: unknown } | undefined {
 /** A mismatch description, or undefined when each fast reader agrees with the full parser or steps aside. */
 function disagreement(text: string): string | undefined {
   const full = fullRead(text);
-  for (const [name, read] of [['YAML', readYamlText], ['JSON', readJsonText]] as const) {
+  for (const [name, read] of [
+    ['YAML', readYamlText],
+    ['JSON', readJsonText],
+  ] as const) {
     const fast = read(text);
     if (!fast) continue;
     if (!full) return `the ${name} reader accepts a text the full parser refuses: ${JSON.stringify(text)}`;
@@ -85,23 +88,173 @@ const EDGE_CASES = [
   'a: 12345678901234567890\nb: 0.1\nc: 1.0\nd: 100.\ne: +.5\nf: -.5e+2\n',
   'a: "1"\nb: \'true\'\nc: "null"\nd: ""\ne: \'\'\n',
   // plain scalars with indicators inside
-  'a: x, y\n', 'a: x]\n', 'a: x{y}\n', 'a: ---\n', 'a: b#c\n', 'a: b # comment\n', 'a: http://x:80/y\n', "a: don't\n", 'a: say "hi"\n', 'a: a!b&c*d|e>f%g@h`i\n', 'a: -x\n', 'a: -5\n', 'a: a\\d+\n', 'a: x :y\n', 'a: x:\n', 'a: x: y\n',
-  'a: - x\n', 'a: -\n', 'a: ?x\n', 'a: :x\n', 'a: &x 1\nb: *x\n', 'a: !!str 1\n', 'a: |\n  text\n', 'a: >-\n  text\n', 'a: @x\n', 'a: %x\n', 'a: `x`\n',
+  'a: x, y\n',
+  'a: x]\n',
+  'a: x{y}\n',
+  'a: ---\n',
+  'a: b#c\n',
+  'a: b # comment\n',
+  'a: http://x:80/y\n',
+  "a: don't\n",
+  'a: say "hi"\n',
+  'a: a!b&c*d|e>f%g@h`i\n',
+  'a: -x\n',
+  'a: -5\n',
+  'a: a\\d+\n',
+  'a: x :y\n',
+  'a: x:\n',
+  'a: x: y\n',
+  'a: - x\n',
+  'a: -\n',
+  'a: ?x\n',
+  'a: :x\n',
+  'a: &x 1\nb: *x\n',
+  'a: !!str 1\n',
+  'a: |\n  text\n',
+  'a: >-\n  text\n',
+  'a: @x\n',
+  'a: %x\n',
+  'a: `x`\n',
   // keys
-  'a : b\n', '"a" : b\n', '"a":b\n', "'a': b\n", '"a b": c\n', 'a b: c\n', 'a#b: c\n', 'a:b: c\n', 'a:: b\n', '1: a\n', 'null: a\n', 'true: a\n', '~: a\n', '<<: a\n', '__proto__: 1\n', 'constructor: 1\ntoString: 2\n', '"__proto__": { a: 1 }\n',
-  'a: 1\na: 2\n', 'a: 1\n"a": 2\n', 'x:\n  a: 1\n  b: 2\n  a: 3\n', 'x: { a: 1, a: 2 }\n', "x: { a: 1, 'a': 2 }\n", `${'k'.repeat(1100)}: 1\n`, `"${'k'.repeat(1100)}": 1\n`,
+  'a : b\n',
+  '"a" : b\n',
+  '"a":b\n',
+  "'a': b\n",
+  '"a b": c\n',
+  'a b: c\n',
+  'a#b: c\n',
+  'a:b: c\n',
+  'a:: b\n',
+  '1: a\n',
+  'null: a\n',
+  'true: a\n',
+  '~: a\n',
+  '<<: a\n',
+  '__proto__: 1\n',
+  'constructor: 1\ntoString: 2\n',
+  '"__proto__": { a: 1 }\n',
+  'a: 1\na: 2\n',
+  'a: 1\n"a": 2\n',
+  'x:\n  a: 1\n  b: 2\n  a: 3\n',
+  'x: { a: 1, a: 2 }\n',
+  "x: { a: 1, 'a': 2 }\n",
+  `${'k'.repeat(1100)}: 1\n`,
+  `"${'k'.repeat(1100)}": 1\n`,
   // quoted scalars and escapes
-  'a: "x\\ny\\t\\"z\\\\ \\/ \\0 \\b \\f \\r"\n', 'a: "\\u00e9\\u263A"\n', 'a: "\\ud83d\\ude00"\n', 'a: "\\x41"\n', 'a: "\\U0001F600"\n', 'a: "\\ "\n', 'a: "\\q"\n', 'a: "\\e\\a\\v\\N\\_\\L\\P"\n', "a: 'it''s'\n", "a: 'x\\n'\n", 'a: "x\n  y"\n', "a: 'x\n  y'\n", 'a: "x"y\n', 'a: "x" #c\n', 'a: "x"#c\n', 'a: "x" y\n',
+  'a: "x\\ny\\t\\"z\\\\ \\/ \\0 \\b \\f \\r"\n',
+  'a: "\\u00e9\\u263A"\n',
+  'a: "\\ud83d\\ude00"\n',
+  'a: "\\x41"\n',
+  'a: "\\U0001F600"\n',
+  'a: "\\ "\n',
+  'a: "\\q"\n',
+  'a: "\\e\\a\\v\\N\\_\\L\\P"\n',
+  "a: 'it''s'\n",
+  "a: 'x\\n'\n",
+  'a: "x\n  y"\n',
+  "a: 'x\n  y'\n",
+  'a: "x"y\n',
+  'a: "x" #c\n',
+  'a: "x"#c\n',
+  'a: "x" y\n',
   // flow collections
-  'a: [1, 2, ]\n', 'a: [1, , 2]\n', 'a: []\nb: {}\n', 'a: [ ]\nb: { }\n', 'a: {x: 1}\n', 'a: {x:1}\n', 'a: { x: }\n', 'a: { x }\n', 'a: [x: 1]\n', 'a: [1, [2, [3]], {b: [4]}]\n', 'a: [-1, -x, -]\n', 'a: ["x", \'y\', "a,b"]\n', 'a: [a b, c d]\n', 'a: [1, 2] # c\n', 'a: [1, 2]#c\n', 'a: [1, 2] x\n', 'a: [1,\n  2]\n', 'a: {b: c}: d\n', '[a]: b\n', '{a: b}: c\n', 'a: [x #c]\n', 'a: {"b":1}\n', 'a: {"b": 1}\n', 'a: { b: { c: [ "d" ] } }\n', 'a: [.inf, 0x1F, ~, null, true]\n',
+  'a: [1, 2, ]\n',
+  'a: [1, , 2]\n',
+  'a: []\nb: {}\n',
+  'a: [ ]\nb: { }\n',
+  'a: {x: 1}\n',
+  'a: {x:1}\n',
+  'a: { x: }\n',
+  'a: { x }\n',
+  'a: [x: 1]\n',
+  'a: [1, [2, [3]], {b: [4]}]\n',
+  'a: [-1, -x, -]\n',
+  'a: ["x", \'y\', "a,b"]\n',
+  'a: [a b, c d]\n',
+  'a: [1, 2] # c\n',
+  'a: [1, 2]#c\n',
+  'a: [1, 2] x\n',
+  'a: [1,\n  2]\n',
+  'a: {b: c}: d\n',
+  '[a]: b\n',
+  '{a: b}: c\n',
+  'a: [x #c]\n',
+  'a: {"b":1}\n',
+  'a: {"b": 1}\n',
+  'a: { b: { c: [ "d" ] } }\n',
+  'a: [.inf, 0x1F, ~, null, true]\n',
   // block structure
-  'a:\n- 1\n- 2\nb: 3\n', 'a:\n  - 1\n  - 2\n', '- a\n- b\n', '-\n  a: 1\n- b\n', '- - a\n  - b\n', '- a: 1\n  b: 2\n- c: 3\n', '- a:\n  - x\n', '- a:\n- b\n', '-   a: 1\n    b: 2\n', '- a: 1\n   b: 2\n', '- a: 1\n b: 2\n',
-  'a: x\n  b\n', 'a: x\n  b: c\n', 'a:\n  b: 1\n c: 2\n', 'a:\n    b: 1\n  c: 2\n', 'a:\n  b\n', 'a:\n  # only a comment\nb: 1\n', 'a: # c\n  b: 1\n', '- # c\n  a: 1\n', '  a: 1\n  b: 2\n', '  a: 1\nb: 2\n', 'a: 1\n- b\n', '- a\nb: 1\n',
-  'a: 1\n---\nb: 2\n', '--- \na: 1\n', 'a: 1\n...\n', '%YAML 1.2\n---\na: 1\n', '', '\n\n', '# only\n', 'a', 'a\nb\n', '"a"\n', '[1, 2]\n', '{a: 1}\n', '- x\n  - y\n',
+  'a:\n- 1\n- 2\nb: 3\n',
+  'a:\n  - 1\n  - 2\n',
+  '- a\n- b\n',
+  '-\n  a: 1\n- b\n',
+  '- - a\n  - b\n',
+  '- a: 1\n  b: 2\n- c: 3\n',
+  '- a:\n  - x\n',
+  '- a:\n- b\n',
+  '-   a: 1\n    b: 2\n',
+  '- a: 1\n   b: 2\n',
+  '- a: 1\n b: 2\n',
+  'a: x\n  b\n',
+  'a: x\n  b: c\n',
+  'a:\n  b: 1\n c: 2\n',
+  'a:\n    b: 1\n  c: 2\n',
+  'a:\n  b\n',
+  'a:\n  # only a comment\nb: 1\n',
+  'a: # c\n  b: 1\n',
+  '- # c\n  a: 1\n',
+  '  a: 1\n  b: 2\n',
+  '  a: 1\nb: 2\n',
+  'a: 1\n- b\n',
+  '- a\nb: 1\n',
+  'a: 1\n---\nb: 2\n',
+  '--- \na: 1\n',
+  'a: 1\n...\n',
+  '%YAML 1.2\n---\na: 1\n',
+  '',
+  '\n\n',
+  '# only\n',
+  'a',
+  'a\nb\n',
+  '"a"\n',
+  '[1, 2]\n',
+  '{a: 1}\n',
+  '- x\n  - y\n',
   // characters the readers leave alone
-  'a: b\tc\n', 'a: b\r\nc: d\r\n', '\uFEFFa: 1\n', 'a: b\u0085c\n', 'a: b\u2028c\n', 'a: b\u00A0\n', 'a: \u00A0b\n', 'a: caf\u00e9 \u263A \ud83d\ude00\n', 'a: b\u0007\n', 'a: "\ud800"\n',
+  'a: b\tc\n',
+  'a: b\r\nc: d\r\n',
+  '\uFEFFa: 1\n',
+  'a: b\u0085c\n',
+  'a: b\u2028c\n',
+  'a: b\u00A0\n',
+  'a: \u00A0b\n',
+  'a: caf\u00e9 \u263A \ud83d\ude00\n',
+  'a: b\u0007\n',
+  'a: "\ud800"\n',
   // JSON
-  '{"a": 1, "b": [true, null, "x\\u0041\\n", -0, 1.5e3, 12345678901234567890]}', '{\n"a": 1\n}', '{"a": 1, "a": 2}', '{"a": {"b": 1, "b": 1}}', '{"a\\"": 1, "a\\\\": 2}', '{"a": "x:y # z"}', '[1, 2, {"a": {}}]', '{"a": 1}\n# comment\n', '{"a": 1} x', '{"a": 1,}', '{"__proto__": {"x": 1}}', ' \n {"a": [ ]}\n', '{"a":\t1}', '{"a": "\t"}', '{\n\t"a": [\n\t\t1\n\t]\n}', '{\r\n  "a": 1\r\n}', '{\r  "a": 1\r}', '{\r"a": 1}', '{"a": "x\ry"}', `{"${'k'.repeat(1100)}": 1}`, '{"a": "\\ud800"}', '{"a": 1e400}', '{"":1}',
+  '{"a": 1, "b": [true, null, "x\\u0041\\n", -0, 1.5e3, 12345678901234567890]}',
+  '{\n"a": 1\n}',
+  '{"a": 1, "a": 2}',
+  '{"a": {"b": 1, "b": 1}}',
+  '{"a\\"": 1, "a\\\\": 2}',
+  '{"a": "x:y # z"}',
+  '[1, 2, {"a": {}}]',
+  '{"a": 1}\n# comment\n',
+  '{"a": 1} x',
+  '{"a": 1,}',
+  '{"__proto__": {"x": 1}}',
+  ' \n {"a": [ ]}\n',
+  '{"a":\t1}',
+  '{"a": "\t"}',
+  '{\n\t"a": [\n\t\t1\n\t]\n}',
+  '{\r\n  "a": 1\r\n}',
+  '{\r  "a": 1\r}',
+  '{\r"a": 1}',
+  '{"a": "x\ry"}',
+  `{"${'k'.repeat(1100)}": 1}`,
+  '{"a": "\\ud800"}',
+  '{"a": 1e400}',
+  '{"":1}',
 ];
 
 t.test('hand-picked edge cases: each fast reader agrees or steps aside', async (t) => {
@@ -109,7 +262,8 @@ t.test('hand-picked edge cases: each fast reader agrees or steps aside', async (
 });
 
 t.test('the readers stay on the fast path for the forms scenario files use', async (t) => {
-  const yaml = 'scenario: x # name\nrules:\n  - id: a\n    match: { skill: inventory.search, headers: { x-lane: "1" } }\n    error: INTERNAL_ERROR\n  - id: b\n    match:\n      body: [{ pointer: /params/x, equals: -5 }]\n    delay: { ms: 100, jitter_ms: 20 }\n    description: it\'s the dealer\'s reply, slowed\n\n  # a comment\n  - id: c\n    when:\n      probability: 0.5\n';
+  const yaml =
+    'scenario: x # name\nrules:\n  - id: a\n    match: { skill: inventory.search, headers: { x-lane: "1" } }\n    error: INTERNAL_ERROR\n  - id: b\n    match:\n      body: [{ pointer: /params/x, equals: -5 }]\n    delay: { ms: 100, jitter_ms: 20 }\n    description: it\'s the dealer\'s reply, slowed\n\n  # a comment\n  - id: c\n    when:\n      probability: 0.5\n';
   t.ok(readYamlText(yaml));
   t.equal(disagreement(yaml), undefined);
   t.ok(readJsonText(JSON.stringify({ rules: [{ id: 'a', error: 'INTERNAL_ERROR' }] }, null, 2)));
@@ -117,7 +271,41 @@ t.test('the readers stay on the fast path for the forms scenario files use', asy
   t.ok(readJsonText('{\r\n  "rules": []\r\n}\r\n'), 'JSON with CRLF line breaks');
 });
 
-const SIGNIFICANT = ['\r', '\r\n', ' ', ' ', '  ', '\n', ':', ': ', '-', '- ', '#', ' #', '"', "'", '[', ']', '{', '}', ',', '&', '*', '!', '|', '>', '?', 'a', '0', '.', '\\', '~', '\t', 'e', '1'];
+const SIGNIFICANT = [
+  '\r',
+  '\r\n',
+  ' ',
+  ' ',
+  '  ',
+  '\n',
+  ':',
+  ': ',
+  '-',
+  '- ',
+  '#',
+  ' #',
+  '"',
+  "'",
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '&',
+  '*',
+  '!',
+  '|',
+  '>',
+  '?',
+  'a',
+  '0',
+  '.',
+  '\\',
+  '~',
+  '\t',
+  'e',
+  '1',
+];
 
 function mutate(text: string, next: () => number): string {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
@@ -147,10 +335,20 @@ function mutate(text: string, next: () => number): string {
 
 t.test('seeded mutations of real files: the fast readers agree with the full parser or step aside', async (t) => {
   // JSON as people write it: indented with spaces or tabs, with LF, CRLF or (refused by YAML) CR line breaks.
-  const asJson = corpus.filter((text) => readYamlText(text)).slice(0, 4).map((text) => fullRead(text)?.value);
+  const asJson = corpus
+    .filter((text) => readYamlText(text))
+    .slice(0, 4)
+    .map((text) => fullRead(text)?.value);
   const jsonCorpus = corpus
     .filter((text) => readJsonText(text))
-    .concat(asJson.flatMap((value) => [JSON.stringify(value, null, 2), JSON.stringify(value, null, '\t'), JSON.stringify(value, null, 2).replace(/\n/g, '\r\n'), JSON.stringify(value, null, 2).replace(/\n/g, '\r')]));
+    .concat(
+      asJson.flatMap((value) => [
+        JSON.stringify(value, null, 2),
+        JSON.stringify(value, null, '\t'),
+        JSON.stringify(value, null, 2).replace(/\n/g, '\r\n'),
+        JSON.stringify(value, null, 2).replace(/\n/g, '\r'),
+      ]),
+    );
   const sources = corpus.filter((text) => text.length < 20_000).concat(jsonCorpus);
   // Seeded, so a failing mutation can be reproduced.
   const seeded = new SeededRandom(20_261_201);

@@ -35,7 +35,9 @@ t.teardown(() => rm(dir, { recursive: true, force: true }));
 t.test('the 10,000-rule bench file loads without the full YAML parser', async (t) => {
   const file = path.join(dir, 'rules-10000.yaml');
   // The bench's own generator (bench/rules-scenario.js), so this guards the file the bench times.
-  const { writeNonMatchingRules } = (await import(new URL('../../bench/rules-scenario.js', import.meta.url).href)) as { writeNonMatchingRules: (file: string, count: number) => Promise<void> };
+  const { writeNonMatchingRules } = (await import(new URL('../../bench/rules-scenario.js', import.meta.url).href)) as {
+    writeNonMatchingRules: (file: string, count: number) => Promise<void>;
+  };
   await writeNonMatchingRules(file, 10_000);
   const { load, calls } = await countingLoader(t);
   const result = await load.loadScenarioFile(file);
@@ -54,7 +56,8 @@ t.test('a problem in a fast-read file is located by one full parse, with the sam
 });
 
 t.test('a JSON-syntax file with a bad value still names its line and JSON Pointer', async (t) => {
-  const json = '{\n  "scenario": "j",\n  "rules": [\n    { "id": "a", "when": { "probability": 2 }, "error": "INTERNAL_ERROR" },\n    { "id": "b", "error": "NO_SUCH_CODE" }\n  ]\n}\n';
+  const json =
+    '{\n  "scenario": "j",\n  "rules": [\n    { "id": "a", "when": { "probability": 2 }, "error": "INTERNAL_ERROR" },\n    { "id": "b", "error": "NO_SUCH_CODE" }\n  ]\n}\n';
   const { load, calls } = await countingLoader(t);
   const result = load.loadScenarioText(json, 'j.json');
   t.equal(result.ok, false);
@@ -101,10 +104,18 @@ t.test('a scenario object is checked without a YAML parse; a bad rule names its 
   t.equal(runtime.engine?.rules().length, 1);
   t.same(given, { rules: [{ id: 'ok', error: 'INTERNAL_ERROR' }] }, 'the caller’s object is not changed (no defaults written into it)');
 
-  const bad: Scenario = { rules: [{ id: 'ok', error: 'INTERNAL_ERROR' }, { id: 'late', delay: { ms: -5 } }] };
+  const bad: Scenario = {
+    rules: [
+      { id: 'ok', error: 'INTERNAL_ERROR' },
+      { id: 'late', delay: { ms: -5 } },
+    ],
+  };
   await t.rejects(startRuntime({ port: 0, adminPort: 0, scenario: bad }), {
     name: 'ScenarioRejectedError',
     problems: ['scenario object:10:15  /rules/1/delay/ms  must be >= 0'],
   });
-  await t.rejects(runtime.use({ rules: [{ id: 'x', error: 'NOPE' }] } as unknown as Scenario), { name: 'ScenarioRejectedError', problems: [/^scenario object:\d+:\d+ {2}\/rules\/0\/error {2}/] });
+  await t.rejects(runtime.use({ rules: [{ id: 'x', error: 'NOPE' }] } as unknown as Scenario), {
+    name: 'ScenarioRejectedError',
+    problems: [/^scenario object:\d+:\d+ {2}\/rules\/0\/error {2}/],
+  });
 });

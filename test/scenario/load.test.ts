@@ -106,7 +106,8 @@ t.test('loadScenarioRef loads built-ins by name and explains an unknown one', as
   if (storm.ok) t.equal(storm.scenario.scenario, 'rate-limit-storm');
   const unknown = await loadScenarioRef('no-such-scenario');
   t.equal(unknown.ok, false);
-  if (!unknown.ok) t.match(formatProblem(unknown.problems[0]!), /^no-such-scenario {2}no built-in scenario named "no-such-scenario"; built-in scenarios: .*rate-limit-storm/);
+  if (!unknown.ok)
+    t.match(formatProblem(unknown.problems[0]!), /^no-such-scenario {2}no built-in scenario named "no-such-scenario"; built-in scenarios: .*rate-limit-storm/);
 });
 
 t.test('listBuiltinScenarios gives names and descriptions', async (t) => {
@@ -114,7 +115,11 @@ t.test('listBuiltinScenarios gives names and descriptions', async (t) => {
   const demo = list.find((s) => s.name === 'demo');
   t.ok(demo);
   t.match(demo!.description, /RATE_LIMITED/);
-  t.same(list.map((s) => s.name), [...list.map((s) => s.name)].sort(), 'sorted by name');
+  t.same(
+    list.map((s) => s.name),
+    [...list.map((s) => s.name)].sort(),
+    'sorted by name',
+  );
 });
 
 t.test('validateFiles: one line per problem and a summary', async (t) => {
@@ -130,6 +135,8 @@ t.test('validateFiles: one line per problem and a summary', async (t) => {
   t.equal(mixed.ok, false);
   t.equal(
     mixed.output,
-    [`${bad}:3:26  /rules/0/when/probability  must be <= 1`, `${bad}:4:5  /rules/0/foo  unknown key "foo"`, '2 files checked: 1 invalid, 2 problems', ''].join('\n'),
+    [`${bad}:3:26  /rules/0/when/probability  must be <= 1`, `${bad}:4:5  /rules/0/foo  unknown key "foo"`, '2 files checked: 1 invalid, 2 problems', ''].join(
+      '\n',
+    ),
   );
 });

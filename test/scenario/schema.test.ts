@@ -39,7 +39,9 @@ t.test('every object schema closes its keys and every property explains itself',
     if (at.includes('/if') || at.includes('/else')) continue; // conditions, not shapes
     t.equal(schema.additionalProperties, false, `${at} rejects unknown keys`);
     for (const [name, property] of Object.entries(schema.properties as Record<string, SchemaNode>)) {
-      const described = typeof property.description === 'string' || (typeof property.$ref === 'string' && typeof defs[property.$ref.split('/').pop()!]?.description === 'string');
+      const described =
+        typeof property.description === 'string' ||
+        (typeof property.$ref === 'string' && typeof defs[property.$ref.split('/').pop()!]?.description === 'string');
       t.ok(described, `${at}/properties/${name} has a description`);
       checked += 1;
     }

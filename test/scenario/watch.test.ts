@@ -47,7 +47,11 @@ t.test('a changed file is reloaded: valid replaces, invalid reports every proble
   await writeFile(file, 'scenario: live\nrules:\n  - id: slow\n    delay: { ms: 100 }\n');
   const valid = await queue.next();
   t.equal(valid.kind, 'valid');
-  if (valid.kind === 'valid') t.same(valid.scenario.rules?.map((r) => r.id), ['slow']);
+  if (valid.kind === 'valid')
+    t.same(
+      valid.scenario.rules?.map((r) => r.id),
+      ['slow'],
+    );
 
   await writeFile(file, 'scenario: live\nrules:\n  - id: slow\n    delay: { ms: -1 }\n    colour: red\n');
   const invalid = await queue.next();
@@ -70,9 +74,14 @@ t.test('changes to other files in the folder are ignored, and close() stops the 
   const file = path.join(dir, 'live.yaml');
   await writeFile(file, 'rules: []\n');
   const queue = eventQueue();
-  const watcher = watchScenarioFile(file, (scenario) => queue.push({ kind: 'valid', scenario }), (problems) => queue.push({ kind: 'invalid', problems }), {
-    debounceMs: 30,
-  });
+  const watcher = watchScenarioFile(
+    file,
+    (scenario) => queue.push({ kind: 'valid', scenario }),
+    (problems) => queue.push({ kind: 'invalid', problems }),
+    {
+      debounceMs: 30,
+    },
+  );
 
   await writeFile(path.join(dir, 'other.yaml'), 'not: [valid\n');
   await writeFile(file, 'scenario: mine\nrules: []\n');

@@ -8,10 +8,27 @@
  * The provider, tracer and propagator are this instance's own, never registered globally: two
  * instances in one process (a test suite, a library user) do not share or replace each other's.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type Span as SdkSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type Span as SdkSpan,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppliedEffect } from '../../engine/decision.js';
@@ -99,7 +116,13 @@ class CountedQueue implements SpanProcessor, SpanExporter {
   async close(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), ms)));
-    const outcome = await Promise.race([this.batches.shutdown().then(() => 'done' as const, () => 'done' as const), expired]);
+    const outcome = await Promise.race([
+      this.batches.shutdown().then(
+        () => 'done' as const,
+        () => 'done' as const,
+      ),
+      expired,
+    ]);
     clearTimeout(timer);
     if (outcome === 'expired' && this.pending > 0) this.hooks.onDropped('shutdown', this.pending);
   }

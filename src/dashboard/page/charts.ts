@@ -40,7 +40,9 @@ export function renderCharts(lines: readonly JournalLine[], now = Date.now()): v
   fill(byId('chart-faults'), chart(faults, 'faults'));
   fill(
     byId('chart-legend'),
-    ...(colors.size ? [...colors].map(([rule, color]) => h('span', { class: 'legend-item', 'data-rule': rule }, swatch(color), rule)) : ['no faults injected in the last 5 minutes']),
+    ...(colors.size
+      ? [...colors].map(([rule, color]) => h('span', { class: 'legend-item', 'data-rule': rule }, swatch(color), rule))
+      : ['no faults injected in the last 5 minutes']),
   );
 }
 

@@ -3,7 +3,11 @@
 type Child = Node | string | number | null | undefined | false;
 
 /** An element with attributes (`class`, `data-*`, …) and children; strings become text nodes. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | undefined> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | undefined> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) if (value !== undefined) element.setAttribute(name, value);
   for (const child of children) if (child !== null && child !== undefined && child !== false) element.append(child instanceof Node ? child : String(child));
@@ -27,7 +31,9 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 
 /** Replaces the children of `parent`. */
 export function fill(parent: Element, ...children: Child[]): void {
-  parent.replaceChildren(...children.filter((c): c is Node | string | number => c !== null && c !== undefined && c !== false).map((c) => (c instanceof Node ? c : String(c))));
+  parent.replaceChildren(
+    ...children.filter((c): c is Node | string | number => c !== null && c !== undefined && c !== false).map((c) => (c instanceof Node ? c : String(c))),
+  );
 }
 
 /** Runs `fn` at most once per `ms`, and once more after the last call (so the final state is always shown). */

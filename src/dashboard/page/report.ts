@@ -4,7 +4,9 @@ import type { Report } from './types.js';
 
 export function renderReport(report: Report): void {
   const { pass, fail, not_exercised, not_applicable } = report.summary;
-  const summary = report.clients.length ? `${pass} pass · ${fail} fail · ${not_exercised} not exercised · ${not_applicable} not applicable` : 'no buyer requests yet';
+  const summary = report.clients.length
+    ? `${pass} pass · ${fail} fail · ${not_exercised} not exercised · ${not_applicable} not applicable`
+    : 'no buyer requests yet';
   byId('report-summary').textContent = report.observe ? `${summary} · observe mode: ${observedFails(report)} violations seen live` : summary;
   fill(
     byId('report-rows'),

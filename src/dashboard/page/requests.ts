@@ -117,7 +117,12 @@ function passes(line: JournalLine, f: Filters): boolean {
 const dash = '–';
 
 function row(line: JournalLine, selected = false): HTMLTableRowElement {
-  const classes = [isFault(line) ? 'fault' : '', line.dry_run && line.fired.length ? 'would-fire' : '', line.source === 'proxy' ? 'unreachable' : '', selected ? 'selected' : '']
+  const classes = [
+    isFault(line) ? 'fault' : '',
+    line.dry_run && line.fired.length ? 'would-fire' : '',
+    line.source === 'proxy' ? 'unreachable' : '',
+    selected ? 'selected' : '',
+  ]
     .filter(Boolean)
     .join(' ');
   const status = [line.status === 0 ? 'no reply' : String(line.status), line.error_code].filter(Boolean).join(' ');
@@ -158,7 +163,9 @@ function showDetail(line: JournalLine): void {
     h('dl', { id: 'detail-request' }, ...facts.filter(([, v]) => v !== undefined && v !== null).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, String(v))])),
     h('h3', {}, 'Reply the buyer received'),
     h('p', { id: 'detail-reply-summary' }, replySummary(line)),
-    line.reply_error ? h('pre', { id: 'detail-envelope' }, JSON.stringify({ jsonrpc: '2.0', id: line.rpc_id ?? null, error: line.reply_error }, null, 2)) : null,
+    line.reply_error
+      ? h('pre', { id: 'detail-envelope' }, JSON.stringify({ jsonrpc: '2.0', id: line.rpc_id ?? null, error: line.reply_error }, null, 2))
+      : null,
     h('h3', {}, 'Journal line'),
     h('pre', { id: 'detail-journal' }, JSON.stringify(line, null, 2)),
   );
@@ -166,7 +173,8 @@ function showDetail(line: JournalLine): void {
 
 function replySummary(line: JournalLine): string {
   const from = { dealer: 'from the dealer', injected: 'injected by the proxy', proxy: "the proxy's own (the dealer could not be reached)" }[line.source];
-  if (line.status === 0) return line.aborted ? 'No reply: the buyer left first.' : `No reply: the connection was cut (${line.effects.join('; ') || 'no effect'}).`;
+  if (line.status === 0)
+    return line.aborted ? 'No reply: the buyer left first.' : `No reply: the connection was cut (${line.effects.join('; ') || 'no effect'}).`;
   const changed = line.source === 'dealer' && line.effects.length && !line.dry_run ? `, changed by: ${line.effects.join('; ')}` : '';
   const what = line.reply_error ? 'a JSON-RPC error envelope' : 'a reply without a JSON-RPC error (its body is not kept in the journal)';
   return `HTTP ${line.status}, ${what}, ${from}${changed}.`;

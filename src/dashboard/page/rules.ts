@@ -93,7 +93,9 @@ export function bindDryRun(onChanged: () => void): void {
   button.addEventListener('click', async () => {
     button.disabled = true;
     try {
-      const lever = pulled ? await api<Status['safety_lever']>('DELETE', '/safety-lever', { json: {} }) : await api<Status['safety_lever']>('PUT', '/safety-lever', { json: { reason: 'stopped from the dashboard' } });
+      const lever = pulled
+        ? await api<Status['safety_lever']>('DELETE', '/safety-lever', { json: {} })
+        : await api<Status['safety_lever']>('PUT', '/safety-lever', { json: { reason: 'stopped from the dashboard' } });
       renderLever({ safety_lever: lever, dry_run: lever.pulled });
     } catch (err) {
       byId('dry-run-note').textContent = (err as Error).message;

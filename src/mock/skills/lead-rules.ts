@@ -53,7 +53,10 @@ export function checkConsent(lead: Lead, now: Date): SkillOutcome | undefined {
     problems.push({ instanceLocation: '/consent/expires_at', keyword: 'minimum', error: 'the consent has expired' });
   }
   if (problems.length > 0) {
-    return failure('INVALID_CONSENT', { message: `The consent grant is unusable: ${problems.map((p) => `${p.instanceLocation} ${p.error}`).join('; ')}.`, errors: problems });
+    return failure('INVALID_CONSENT', {
+      message: `The consent grant is unusable: ${problems.map((p) => `${p.instanceLocation} ${p.error}`).join('; ')}.`,
+      errors: problems,
+    });
   }
   const channel = followUpChannel(lead.customer);
   if (!consent.allowed_channels.includes(channel)) {

@@ -29,17 +29,38 @@ function checkVehicleOfInterest(request: Record<string, unknown>, ctx: SkillCont
     const ymm = { year: voi.year, make: voi.make, model: voi.model };
     const found = ctx.inventory.lookupModel(ymm);
     if (found.found === 'listed') return { rooftop: found.vehicle.rooftop };
-    if (found.found === 'sold') return { outcome: failure('VEHICLE_UNAVAILABLE', { message: `No ${ymm.year} ${ymm.make} ${ymm.model} is for sale any more.`, details: { ...ymm, status: 'sold' } }) };
+    if (found.found === 'sold')
+      return {
+        outcome: failure('VEHICLE_UNAVAILABLE', {
+          message: `No ${ymm.year} ${ymm.make} ${ymm.model} is for sale any more.`,
+          details: { ...ymm, status: 'sold' },
+        }),
+      };
     return { outcome: failure('VEHICLE_NOT_FOUND', { message: `No listing is a ${ymm.year} ${ymm.make} ${ymm.model}.`, details: ymm }) };
   }
   const key = { vin: voi.vin, stock: voi.stock, vehicle_id: voi.vehicle_id };
   const found = ctx.inventory.lookup(key);
   if (found.found === 'listed') return { rooftop: found.vehicle.rooftop };
-  if (found.found === 'sold') return { outcome: failure('VEHICLE_UNAVAILABLE', { message: `The vehicle of interest (${found.vehicle.vin}) has been sold.`, details: { vin: found.vehicle.vin, status: 'sold' } }) };
-  return { outcome: failure('VEHICLE_NOT_FOUND', { message: 'The vehicle of interest matches no listing.', details: JSON.parse(JSON.stringify(key)) as Record<string, unknown> }) };
+  if (found.found === 'sold')
+    return {
+      outcome: failure('VEHICLE_UNAVAILABLE', {
+        message: `The vehicle of interest (${found.vehicle.vin}) has been sold.`,
+        details: { vin: found.vehicle.vin, status: 'sold' },
+      }),
+    };
+  return {
+    outcome: failure('VEHICLE_NOT_FOUND', {
+      message: 'The vehicle of interest matches no listing.',
+      details: JSON.parse(JSON.stringify(key)) as Record<string, unknown>,
+    }),
+  };
 }
 
-function scheduleAppointment(input: AppointmentInput, rooftop: Rooftop, ctx: SkillContext): { appointment?: Record<string, unknown>; message?: string; outcome?: SkillOutcome } {
+function scheduleAppointment(
+  input: AppointmentInput,
+  rooftop: Rooftop,
+  ctx: SkillContext,
+): { appointment?: Record<string, unknown>; message?: string; outcome?: SkillOutcome } {
   const appointmentId = `appt_${randomUUID()}`;
   if (input.appointment_at === undefined) return { appointment: { appointment_id: appointmentId, status: 'requested' } };
   const start = Date.parse(input.appointment_at);

@@ -10,13 +10,12 @@ export interface SkillContext {
   now(): Date;
 }
 
-export type SkillOutcome =
-  | { ok: true; data: Record<string, unknown>; message?: string }
-  | { ok: false; code: AapCode; options: AapErrorOptions };
+export type SkillOutcome = { ok: true; data: Record<string, unknown>; message?: string } | { ok: false; code: AapCode; options: AapErrorOptions };
 
 /** `request` has already passed the skill's JSON Schema. */
 export type SkillHandler = (request: Record<string, unknown>, ctx: SkillContext) => SkillOutcome;
 
-export const success = (data: Record<string, unknown>, message?: string): SkillOutcome => (message === undefined ? { ok: true, data } : { ok: true, data, message });
+export const success = (data: Record<string, unknown>, message?: string): SkillOutcome =>
+  message === undefined ? { ok: true, data } : { ok: true, data, message };
 
 export const failure = (code: AapCode, options: AapErrorOptions = {}): SkillOutcome => ({ ok: false, code, options });

@@ -2,7 +2,16 @@
 import { AAP_SKILLS, isAapExtensionUri, type Profile } from '../codes.js';
 import { Findings, type Finding } from './rules.js';
 
-const REQUIRED_CARD_FIELDS = ['name', 'description', 'supportedInterfaces', 'version', 'capabilities', 'defaultInputModes', 'defaultOutputModes', 'skills'] as const;
+const REQUIRED_CARD_FIELDS = [
+  'name',
+  'description',
+  'supportedInterfaces',
+  'version',
+  'capabilities',
+  'defaultInputModes',
+  'defaultOutputModes',
+  'skills',
+] as const;
 const REQUIRED_SKILL_FIELDS = ['id', 'name', 'description', 'tags'] as const;
 const AAP_MEDIA_TYPE = /^application\/vnd\.autoagent\.[a-z-]+-(request|response)\+json$/;
 
@@ -47,6 +56,12 @@ export function checkCard(card: unknown, profile: Profile): Finding[] {
 
   const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
   const jsonRpc = interfaces.findIndex((x) => isObject(x) && x.protocolBinding === 'JSONRPC' && typeof x.url === 'string' && x.url !== '');
-  f.expect('AAP-CARD-006', jsonRpc !== -1, '/supportedInterfaces', 'an entry with protocolBinding JSONRPC and a url', interfaces.map((x) => (isObject(x) ? x.protocolBinding : x)));
+  f.expect(
+    'AAP-CARD-006',
+    jsonRpc !== -1,
+    '/supportedInterfaces',
+    'an entry with protocolBinding JSONRPC and a url',
+    interfaces.map((x) => (isObject(x) ? x.protocolBinding : x)),
+  );
   return f.list;
 }

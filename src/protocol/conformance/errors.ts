@@ -21,11 +21,16 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Text that reads like a stack trace (Node, Python, JVM, Ruby, Go frames or file:line positions). */
-const STACK_TRACE = /\n\s*at\s+\S|\bat\s+\S+\s+\([^)]*:\d+:\d+\)|Traceback \(most recent call last\)|File "[^"]+", line \d+|\.(?:js|ts|mjs|cjs|py|rb|java|go):\d+(?::\d+)?\b/;
+const STACK_TRACE =
+  /\n\s*at\s+\S|\bat\s+\S+\s+\([^)]*:\d+:\d+\)|Traceback \(most recent call last\)|File "[^"]+", line \d+|\.(?:js|ts|mjs|cjs|py|rb|java|go):\d+(?::\d+)?\b/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** A2A-specific codes (-32001 … -32009) by number, with the ErrorInfo reason each must carry. */
-const A2A_REASON_BY_CODE = new Map(Object.entries(A2A_ERROR_TABLE).filter(([, v]) => !v.standard).map(([name, v]) => [v.code, name]));
+const A2A_REASON_BY_CODE = new Map(
+  Object.entries(A2A_ERROR_TABLE)
+    .filter(([, v]) => !v.standard)
+    .map(([name, v]) => [v.code, name]),
+);
 const JSONRPC_STANDARD = new Set([-32700, -32600, -32601, -32602, -32603]);
 
 export function looksLikeStackTrace(text: string): boolean {
@@ -74,7 +79,13 @@ export function checkError(f: Findings, ex: Exchange, error: unknown, at = '/err
   }
   checkAapError(f, ex, error, found, at);
   if (skill !== undefined && !(AAP_SKILLS as readonly string[]).includes(skill)) {
-    f.expect('AAP-HDR-004', found?.payload.code === 'UNSUPPORTED_SKILL', `${at}${found ? `${found.pointer}/code` : '/data'}`, 'UNSUPPORTED_SKILL', found?.payload.code);
+    f.expect(
+      'AAP-HDR-004',
+      found?.payload.code === 'UNSUPPORTED_SKILL',
+      `${at}${found ? `${found.pointer}/code` : '/data'}`,
+      'UNSUPPORTED_SKILL',
+      found?.payload.code,
+    );
   }
 }
 
@@ -83,7 +94,13 @@ function checkAapError(f: Findings, ex: Exchange, error: Json, found: { payload:
   const profile = ex.profile;
   if (profile === '2.0') {
     const ok = Array.isArray(data) && data.length > 0 && data.every((e) => isObject(e) && typeof e['@type'] === 'string');
-    f.expect('AAP-ERR-002', ok, `${at}/data`, 'an array of objects, each with @type', Array.isArray(data) ? data.map((e) => (isObject(e) ? (e['@type'] ?? '(no @type)') : e)) : data);
+    f.expect(
+      'AAP-ERR-002',
+      ok,
+      `${at}/data`,
+      'an array of objects, each with @type',
+      Array.isArray(data) ? data.map((e) => (isObject(e) ? (e['@type'] ?? '(no @type)') : e)) : data,
+    );
   } else {
     f.expect('AAP-ERR-002', isObject(data) && data.type === 'aap.error', `${at}/data`, 'the bare aap.error object', Array.isArray(data) ? '(an array)' : data);
   }
@@ -108,14 +125,24 @@ function checkAapError(f: Findings, ex: Exchange, error: Json, found: { payload:
   if (typeof payload.message === 'string') f.expect('AAP-ERR-012', !looksLikeStackTrace(payload.message), `${p}/message`, 'no stack trace', payload.message);
 
   const code = isAapCode(payload.code) ? payload.code : undefined;
-  if (code) f.expect('AAP-ERR-008', error.code === AAP_CODE_TABLE[code].rpc[profile], `${at}/code`, `${AAP_CODE_TABLE[code].rpc[profile]} for ${code} under ${profile}`, error.code);
+  if (code)
+    f.expect(
+      'AAP-ERR-008',
+      error.code === AAP_CODE_TABLE[code].rpc[profile],
+      `${at}/code`,
+      `${AAP_CODE_TABLE[code].rpc[profile]} for ${code} under ${profile}`,
+      error.code,
+    );
 
   if (profile === '2.0' && Array.isArray(data)) checkErrorInfo(f, data, payload, at);
 
   const details = isObject(payload.details) ? payload.details : undefined;
   if (code && VALIDATION_CODES.has(code)) {
     const errors = Array.isArray(details?.errors) ? (details!.errors as unknown[]) : undefined;
-    const entriesOk = errors !== undefined && errors.length > 0 && errors.every((e) => isObject(e) && typeof e.instanceLocation === 'string' && typeof e.keyword === 'string' && typeof e.error === 'string');
+    const entriesOk =
+      errors !== undefined &&
+      errors.length > 0 &&
+      errors.every((e) => isObject(e) && typeof e.instanceLocation === 'string' && typeof e.keyword === 'string' && typeof e.error === 'string');
     f.expect('AAP-ERR-009', entriesOk, `${p}/details/errors`, 'a non-empty list of {instanceLocation, keyword, error}', errors);
     const listedEntries = (errors ?? []).filter(isObject);
     if (profile === '2.0' && Array.isArray(data)) {
@@ -124,7 +151,13 @@ function checkAapError(f: Findings, ex: Exchange, error: Json, found: { payload:
       const fields = Array.isArray(violations) ? violations.map((v) => (isObject(v) ? v.field : undefined)) : [];
       const mirror = listedEntries.map((e) => e.instanceLocation);
       const same = fields.length === mirror.length && mirror.every((m) => fields.includes(m));
-      f.expect('AAP-ERR-010', badRequestAt !== -1 && same, badRequestAt === -1 ? `${at}/data` : `${at}/data/${badRequestAt}/fieldViolations`, `fieldViolations for ${JSON.stringify(mirror)}`, badRequestAt === -1 ? '(no google.rpc.BadRequest)' : fields);
+      f.expect(
+        'AAP-ERR-010',
+        badRequestAt !== -1 && same,
+        badRequestAt === -1 ? `${at}/data` : `${at}/data/${badRequestAt}/fieldViolations`,
+        `fieldViolations for ${JSON.stringify(mirror)}`,
+        badRequestAt === -1 ? '(no google.rpc.BadRequest)' : fields,
+      );
     }
     checkAllProblemsListed(f, ex, listedEntries, `${p}/details/errors`);
   }
@@ -137,7 +170,13 @@ function checkAapError(f: Findings, ex: Exchange, error: Json, found: { payload:
 /** AAP-ERR-003/004/005: the 2.0 ErrorInfo, found first by position, then by @type. */
 function checkErrorInfo(f: Findings, data: unknown[], payload: Json, at: string): void {
   const first = data[0];
-  f.expect('AAP-ERR-003', isObject(first) && first['@type'] === ERROR_INFO_TYPE, `${at}/data/0/@type`, ERROR_INFO_TYPE, isObject(first) ? first['@type'] : first);
+  f.expect(
+    'AAP-ERR-003',
+    isObject(first) && first['@type'] === ERROR_INFO_TYPE,
+    `${at}/data/0/@type`,
+    ERROR_INFO_TYPE,
+    isObject(first) ? first['@type'] : first,
+  );
   const i = data.findIndex((e) => isObject(e) && e['@type'] === ERROR_INFO_TYPE);
   if (i === -1) {
     f.expect('AAP-ERR-004', false, `${at}/data`, 'a google.rpc.ErrorInfo', '(none)');
@@ -157,10 +196,17 @@ function checkErrorInfo(f: Findings, data: unknown[], payload: Json, at: string)
   for (const [key, value] of Object.entries(metadata)) {
     if (typeof value !== 'string') ok = f.expect('AAP-ERR-005', false, `${p}/metadata/${key}`, 'a string', value) && ok;
   }
-  const want: Record<string, unknown> = { code: payload.code, error_id: payload.error_id, retryable: typeof payload.retryable === 'boolean' ? String(payload.retryable) : undefined, created_at: payload.created_at };
+  const want: Record<string, unknown> = {
+    code: payload.code,
+    error_id: payload.error_id,
+    retryable: typeof payload.retryable === 'boolean' ? String(payload.retryable) : undefined,
+    created_at: payload.created_at,
+  };
   for (const [key, value] of Object.entries(want)) {
-    if (metadata[key] === undefined) ok = f.expect('AAP-ERR-005', false, `${p}/metadata/${key}`, value === undefined ? 'present' : JSON.stringify(String(value)), undefined) && ok;
-    else if (typeof metadata[key] === 'string' && value !== undefined && metadata[key] !== String(value)) ok = f.expect('AAP-ERR-005', false, `${p}/metadata/${key}`, JSON.stringify(String(value)), metadata[key]) && ok;
+    if (metadata[key] === undefined)
+      ok = f.expect('AAP-ERR-005', false, `${p}/metadata/${key}`, value === undefined ? 'present' : JSON.stringify(String(value)), undefined) && ok;
+    else if (typeof metadata[key] === 'string' && value !== undefined && metadata[key] !== String(value))
+      ok = f.expect('AAP-ERR-005', false, `${p}/metadata/${key}`, JSON.stringify(String(value)), metadata[key]) && ok;
   }
   if (ok) f.expect('AAP-ERR-005', true, `${p}/metadata`, 'string metadata matching the payload', 'as expected');
 }
@@ -172,7 +218,13 @@ function checkAllProblemsListed(f: Findings, ex: Exchange, entries: Json[], at: 
   const problems = requestProblemLocations(skill as AapSkill, skillData);
   if (problems.length === 0) return;
   const missing = problems.filter((pr) => !listed(pr, entries)).map((pr) => pr.pointer);
-  f.expect('AAP-ERR-011', missing.length === 0, at, `all of ${JSON.stringify(problems.map((pr) => pr.pointer))}`, missing.length === 0 ? 'all listed' : `missing ${JSON.stringify(missing)}`);
+  f.expect(
+    'AAP-ERR-011',
+    missing.length === 0,
+    at,
+    `all of ${JSON.stringify(problems.map((pr) => pr.pointer))}`,
+    missing.length === 0 ? 'all listed' : `missing ${JSON.stringify(missing)}`,
+  );
 }
 
 /** AAP-ERR-011 for a success: an invalid request that was served instead of refused. */
@@ -180,7 +232,8 @@ export function checkInvalidRequestServed(f: Findings, ex: Exchange): void {
   const { skill, skillData } = ex.request;
   if (!skill || !skillData || !(AAP_SKILLS as readonly string[]).includes(skill)) return;
   const problems = requestProblemLocations(skill as AapSkill, skillData);
-  if (problems.length > 0) f.expect('AAP-ERR-011', false, '/result', `a validation error listing ${JSON.stringify(problems.map((pr) => pr.pointer))}`, '(a success reply)');
+  if (problems.length > 0)
+    f.expect('AAP-ERR-011', false, '/result', `a validation error listing ${JSON.stringify(problems.map((pr) => pr.pointer))}`, '(a success reply)');
 }
 
 /** A2A protocol errors: -32008 by its own two rules, -32001…-32009 in A2A's shape. */
@@ -205,7 +258,8 @@ function checkA2aError(f: Findings, ex: Exchange, error: Json, message: string, 
     if (info.reason !== 'EXTENSION_SUPPORT_REQUIRED') ok = f.expect('AAP-ERR-014', false, `${p}/reason`, 'EXTENSION_SUPPORT_REQUIRED', info.reason) && ok;
     if (typeof metadata?.extensionUri !== 'string' || (uri !== undefined && metadata.extensionUri !== uri) || !message.includes(metadata.extensionUri))
       ok = f.expect('AAP-ERR-014', false, `${p}/metadata/extensionUri`, `${uri ?? 'the extension URI'}, as in the message`, metadata?.extensionUri) && ok;
-    if (metadata?.requiredHeader !== EXTENSIONS_HEADER) ok = f.expect('AAP-ERR-014', false, `${p}/metadata/requiredHeader`, EXTENSIONS_HEADER, metadata?.requiredHeader) && ok;
+    if (metadata?.requiredHeader !== EXTENSIONS_HEADER)
+      ok = f.expect('AAP-ERR-014', false, `${p}/metadata/requiredHeader`, EXTENSIONS_HEADER, metadata?.requiredHeader) && ok;
     if (ok) f.expect('AAP-ERR-014', true, p, 'the EXTENSION_SUPPORT_REQUIRED ErrorInfo', 'as expected');
     return;
   }

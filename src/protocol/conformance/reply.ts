@@ -30,7 +30,14 @@ export function checkReply(ex: Exchange): Finding[] {
   try {
     reply = JSON.parse(text);
   } catch {
-    if (!ex.truncated) f.expect('AAP-RPC-001', false, '', 'a JSON-RPC response object', `(${text.length === 0 ? 'an empty body' : 'a body that is not JSON'}, HTTP ${ex.status})`);
+    if (!ex.truncated)
+      f.expect(
+        'AAP-RPC-001',
+        false,
+        '',
+        'a JSON-RPC response object',
+        `(${text.length === 0 ? 'an empty body' : 'a body that is not JSON'}, HTTP ${ex.status})`,
+      );
     return f.list;
   }
   checkResponseObject(f, ex, reply, '');
@@ -49,7 +56,13 @@ function checkResponseObject(f: Findings, ex: Exchange, reply: unknown, at: stri
   f.expect('AAP-RPC-001', reply.jsonrpc === '2.0', `${at}/jsonrpc`, '"2.0"', reply.jsonrpc);
   f.expect('AAP-RPC-001', hasResult !== hasError, at, 'exactly one of result or error', hasResult ? 'both' : 'neither');
   if (ex.request.id !== null) {
-    f.expect('AAP-RPC-002', reply.id === ex.request.id, `${at}/id`, `${JSON.stringify(ex.request.id)} (${typeOf(ex.request.id)})`, reply.id === undefined ? undefined : `${JSON.stringify(reply.id)} (${typeOf(reply.id)})`);
+    f.expect(
+      'AAP-RPC-002',
+      reply.id === ex.request.id,
+      `${at}/id`,
+      `${JSON.stringify(ex.request.id)} (${typeOf(ex.request.id)})`,
+      reply.id === undefined ? undefined : `${JSON.stringify(reply.id)} (${typeOf(reply.id)})`,
+    );
   }
   if (hasError) checkError(f, ex, reply.error, `${at}/error`);
   else if (hasResult && !at) checkSuccess(f, ex, reply.result);
@@ -71,7 +84,13 @@ function checkSuccess(f: Findings, ex: Exchange, result: unknown): void {
   f.expect('AAP-OK-001', message.role === 'ROLE_AGENT', '/result/message/role', 'ROLE_AGENT', message.role);
   const ownId = typeof message.messageId === 'string' && message.messageId !== '' && message.messageId !== ex.request.messageId;
   f.expect('AAP-OK-001', ownId, '/result/message/messageId', "a messageId other than the request's", message.messageId);
-  f.expect('AAP-OK-002', typeof message.contextId === 'string' && message.contextId !== '', '/result/message/contextId', 'a non-empty string', message.contextId);
+  f.expect(
+    'AAP-OK-002',
+    typeof message.contextId === 'string' && message.contextId !== '',
+    '/result/message/contextId',
+    'a non-empty string',
+    message.contextId,
+  );
 
   const parts = Array.isArray(message.parts) ? message.parts : [];
   const want = `${skill}.response`;
@@ -94,10 +113,23 @@ function checkHeaderPolicy(f: Findings, ex: Exchange, reply: unknown): void {
   const versionBad = request.a2aVersion !== A2A_VERSION;
   const extensionMissing = uri !== undefined && required && SKILL_METHODS.has(request.method) && !request.extensions.includes(uri);
   // Which refusal wins when both headers are wrong is left open by the draft: either one will do.
-  if (extensionMissing) f.expect('AAP-HDR-001', code === -32008 || (versionBad && code === -32009), '/error/code', versionBad ? '-32008 or -32009' : '-32008', code ?? '(a success reply)');
+  if (extensionMissing)
+    f.expect(
+      'AAP-HDR-001',
+      code === -32008 || (versionBad && code === -32009),
+      '/error/code',
+      versionBad ? '-32008 or -32009' : '-32008',
+      code ?? '(a success reply)',
+    );
   if (versionBad) {
     const what = request.a2aVersion === undefined ? 'absent' : JSON.stringify(request.a2aVersion);
-    f.expect('AAP-HDR-002', code === -32009 || (extensionMissing && code === -32008), '/error/code', `-32009 for an A2A-Version ${what}`, code ?? '(a success reply)');
+    f.expect(
+      'AAP-HDR-002',
+      code === -32009 || (extensionMissing && code === -32008),
+      '/error/code',
+      `-32009 for an A2A-Version ${what}`,
+      code ?? '(a success reply)',
+    );
   }
   const activated = uri !== undefined && request.extensions.includes(uri) && !versionBad && code !== -32008;
   if (activated) {
@@ -126,8 +158,14 @@ function checkStream(f: Findings, ex: Exchange, text: string): void {
       f.expect('AAP-SSE-001', false, at, 'a JSON-RPC response', '(not JSON)');
       return;
     }
-    const ok = isObject(event) && event.jsonrpc === '2.0' && ('result' in event) !== ('error' in event) && event.id === ex.request.id;
-    f.expect('AAP-SSE-001', ok, at, `a JSON-RPC 2.0 response with id ${JSON.stringify(ex.request.id)}`, isObject(event) ? { jsonrpc: event.jsonrpc, id: event.id } : event);
+    const ok = isObject(event) && event.jsonrpc === '2.0' && 'result' in event !== 'error' in event && event.id === ex.request.id;
+    f.expect(
+      'AAP-SSE-001',
+      ok,
+      at,
+      `a JSON-RPC 2.0 response with id ${JSON.stringify(ex.request.id)}`,
+      isObject(event) ? { jsonrpc: event.jsonrpc, id: event.id } : event,
+    );
     if (!isObject(event)) return;
     if (isObject(event.result)) {
       const present = STREAM_RESULTS.filter((k) => k in (event.result as Json));

@@ -28,7 +28,10 @@ function responseValidators(): Record<AapSkill, ValidateFunction> {
   const ajv = new Ajv2020.default({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
   addFormats.default(ajv);
   ajv.addSchema(readSchema('response-common.schema.json'));
-  compiled = Object.fromEntries(AAP_SKILLS.map((s) => [s, ajv.compile(readSchema(`${skillSlug(s)}-response.schema.json`))])) as Record<AapSkill, ValidateFunction>;
+  compiled = Object.fromEntries(AAP_SKILLS.map((s) => [s, ajv.compile(readSchema(`${skillSlug(s)}-response.schema.json`))])) as Record<
+    AapSkill,
+    ValidateFunction
+  >;
   return compiled;
 }
 

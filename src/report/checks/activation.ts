@@ -21,7 +21,10 @@ export const activationCheck: Check = {
     id: 'AAP-BUYER-004',
     level: 'MUST',
     profiles: ['2.0'],
-    seed: { section: 'The activation error MUST carry recovery instructions', quote: 'A client retries with that URI only if it already implements the advertised AAP version' },
+    seed: {
+      section: 'The activation error MUST carry recovery instructions',
+      quote: 'A client retries with that URI only if it already implements the advertised AAP version',
+    },
   },
   rule: 'After -32008, the next request carries the exact extension URI the error named in A2A-Extensions, or the client stops.',
   grade({ requests, extensionUri }) {
@@ -33,10 +36,10 @@ export const activationCheck: Check = {
       if (!isExtensionRequired(refusal)) continue;
       refusals++;
       const required = extensionUri ?? refusal.required_extension ?? refusal.extension_uri;
-      const activates = (e: JournalEntry): boolean =>
-        (e.extensions ?? []).some((uri) => (required === undefined ? isAapExtensionUri(uri) : uri === required));
+      const activates = (e: JournalEntry): boolean => (e.extensions ?? []).some((uri) => (required === undefined ? isAapExtensionUri(uri) : uri === required));
       const next = nextRequest(requests, index, () => true);
-      if (next === undefined) handled.push(refusal.id); // stopping is an acceptable answer
+      if (next === undefined)
+        handled.push(refusal.id); // stopping is an acceptable answer
       else if (activates(next)) handled.push(refusal.id, next.id);
       else {
         ignored.push(refusal.id, next.id);

@@ -149,7 +149,11 @@ function notGrowing(judged: Judged[]): { problem: string; ids: string[] } | unde
   return {
     problem:
       `the waits did not grow exponentially in ${plural(long.length, 'retry chain')} (e.g. ${skillOf(worst.chain[0])}: gaps ${shown(worst.waits)} ms), ` +
-      `judged over ${plural(long.reduce((n, j) => n + j.waits.length, 0), 'retry', 'retries')}: jittered exponential backoff waits like this ${percent(chance)} of the time`,
+      `judged over ${plural(
+        long.reduce((n, j) => n + j.waits.length, 0),
+        'retry',
+        'retries',
+      )}: jittered exponential backoff waits like this ${percent(chance)} of the time`,
     ids: long.flatMap((j) => j.chain.map((e) => e.id)),
   };
 }

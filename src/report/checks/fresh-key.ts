@@ -32,7 +32,11 @@ export const freshKeyCheck: Check = {
         if (original === undefined || again.request_hash !== original.request_hash) reused.push({ conflict, again });
       }
     }
-    if (reused.length === 0) return pass(conflicts.map((e) => e.id), `never reused a conflicting idempotency_key (${plural(conflicts.length, 'IDEMPOTENCY_CONFLICT')})`);
+    if (reused.length === 0)
+      return pass(
+        conflicts.map((e) => e.id),
+        `never reused a conflicting idempotency_key (${plural(conflicts.length, 'IDEMPOTENCY_CONFLICT')})`,
+      );
     const same = reused.filter((r) => r.again.request_hash === r.conflict.request_hash).length;
     return fail(
       reused.flatMap((r) => [r.conflict.id, r.again.id]),

@@ -19,7 +19,22 @@ import { isolationCheck } from './isolation.js';
 import { noDuplicateLeadCheck } from './no-duplicate-lead.js';
 import { slowDealerCheck } from './slow-dealer.js';
 
-export const CHECK_NAMES = ['retry-after', 'non-retryable', 'backoff', 'activation', 'version', 'idempotency', 'no-storm', 'sold-vehicle', 'validation-fix', 'fresh-key', 'payload-by-type', 'isolation', 'no-duplicate-lead', 'slow-dealer'] as const;
+export const CHECK_NAMES = [
+  'retry-after',
+  'non-retryable',
+  'backoff',
+  'activation',
+  'version',
+  'idempotency',
+  'no-storm',
+  'sold-vehicle',
+  'validation-fix',
+  'fresh-key',
+  'payload-by-type',
+  'isolation',
+  'no-duplicate-lead',
+  'slow-dealer',
+] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 
 export const CHECKS: Readonly<Record<CheckName, Check>> = {

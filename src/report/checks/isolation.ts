@@ -45,7 +45,10 @@ export const isolationCheck: Check = {
     id: ISOLATION_REQUIREMENT,
     level: 'SHOULD',
     profiles: ['1.3', '2.0'],
-    seed: { section: 'Per-code semantics › RATE_LIMITED (a limit is one dealer’s), applied across dealers', quote: "a RATE_LIMITED or lost reply at one dealer does not slow the buyer's calls to the others" },
+    seed: {
+      section: 'Per-code semantics › RATE_LIMITED (a limit is one dealer’s), applied across dealers',
+      quote: "a RATE_LIMITED or lost reply at one dealer does not slow the buyer's calls to the others",
+    },
   },
   acrossDealers: true,
   rule: `${ISOLATION_REQUIREMENT}: a RATE_LIMITED or lost reply at one dealer does not slow the buyer's calls to the other dealers (their rate stays at least ${ISOLATION_MIN_RATE_RATIO * 100}% of usual).`,

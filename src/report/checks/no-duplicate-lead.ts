@@ -17,7 +17,10 @@ export const noDuplicateLeadCheck: Check = {
     id: NO_DUPLICATE_LEAD_REQUIREMENT,
     level: 'MUST',
     profiles: ['1.3', '2.0'],
-    seed: { section: 'Per-code semantics › IDEMPOTENCY_CONFLICT; lead.submit idempotency_key, applied across dealers', quote: 'a lead is retried under the same idempotency_key at the same dealer, never re-sent as a new lead' },
+    seed: {
+      section: 'Per-code semantics › IDEMPOTENCY_CONFLICT; lead.submit idempotency_key, applied across dealers',
+      quote: 'a lead is retried under the same idempotency_key at the same dealer, never re-sent as a new lead',
+    },
   },
   acrossDealers: true,
   skills: ['lead.submit'],

@@ -33,13 +33,15 @@ export const nonRetryableCheck: Check = {
       const refusal = refusals.get(key);
       if (refusal !== undefined) {
         if (sentAfterReply(refusal, entry)) resends.push({ refusal, resend: entry });
-      }
-      else if (sawError(entry) && entry.retryable === false) refusals.set(key, entry);
+      } else if (sawError(entry) && entry.retryable === false) refusals.set(key, entry);
     }
 
     if (refusals.size === 0) return notExercised('no error with retryable: false reached this client');
     if (resends.length === 0) {
-      return pass([...refusals.values()].map((e) => e.id), `never resent a refused request unchanged (${plural(refusals.size, 'refusal')})`);
+      return pass(
+        [...refusals.values()].map((e) => e.id),
+        `never resent a refused request unchanged (${plural(refusals.size, 'refusal')})`,
+      );
     }
     const first = resends[0];
     return fail(

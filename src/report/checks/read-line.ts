@@ -97,11 +97,7 @@ export function retryHintMs(entry: JournalEntry): number | undefined {
  * The first request after position `index` that satisfies `test` and was sent once the reply at
  * `index` was complete: the buyer's reaction to that reply.
  */
-export function nextRequest(
-  requests: readonly JournalEntry[],
-  index: number,
-  test: (entry: JournalEntry) => boolean,
-): JournalEntry | undefined {
+export function nextRequest(requests: readonly JournalEntry[], index: number, test: (entry: JournalEntry) => boolean): JournalEntry | undefined {
   const reply = requests[index];
   for (let i = index + 1; i < requests.length; i++) if (sentAfterReply(reply, requests[i]) && test(requests[i])) return requests[i];
   return undefined;

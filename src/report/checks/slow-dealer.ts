@@ -29,7 +29,8 @@ function slowDealers(requests: readonly JournalEntry[]): { dealer: string; evide
     const others = [...byDealer].filter(([d]) => d !== dealer).flatMap(([, l]) => l.map((e) => e.duration_ms));
     const own = median(lines.map((e) => e.duration_ms));
     if (delayed) slow.push({ dealer, evidence: delayed });
-    else if (others.length > 0 && own > SLOW_FACTOR * Math.max(median(others), 1)) slow.push({ dealer, evidence: lines.reduce((a, b) => (b.duration_ms > a.duration_ms ? b : a)) });
+    else if (others.length > 0 && own > SLOW_FACTOR * Math.max(median(others), 1))
+      slow.push({ dealer, evidence: lines.reduce((a, b) => (b.duration_ms > a.duration_ms ? b : a)) });
   }
   return slow;
 }
@@ -54,7 +55,11 @@ export const slowDealerCheck: Check = {
     const runMs = given ?? Math.max(...requests.map((e) => e.t + e.duration_ms)) - requests[0]!.t;
     const names = slow.map((s) => s.dealer).join(', ');
     const what = given !== undefined ? 'the buyer ran' : 'the buyer was busy';
-    if (runMs <= budget) return pass(slow.map((s) => s.evidence.id), `${what} ${ms(runMs)} with ${names} slow (budget ${ms(budget)})`);
+    if (runMs <= budget)
+      return pass(
+        slow.map((s) => s.evidence.id),
+        `${what} ${ms(runMs)} with ${names} slow (budget ${ms(budget)})`,
+      );
     return fail(
       slow.map((s) => s.evidence.id),
       `${what} ${ms(runMs)} with ${names} slow, over its budget of ${ms(budget)}; give each dealer call its own deadline and answer with the dealers that replied`,

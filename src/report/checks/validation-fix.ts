@@ -29,7 +29,10 @@ export const validationFixCheck: Check = {
     id: 'AAP-BUYER-009',
     level: 'SHOULD',
     profiles: ['1.3', '2.0'],
-    seed: { section: 'details.errors[] — all problems at once', quote: 'so a buyer agent fixes the whole payload in one pass instead of one round-trip per error' },
+    seed: {
+      section: 'details.errors[] — all problems at once',
+      quote: 'so a buyer agent fixes the whole payload in one pass instead of one round-trip per error',
+    },
   },
   rule: 'After a validation error that lists its problems, the next request for that skill fixes every listed problem at once (checked with the request schemas), or the client gives up.',
   grade({ requests }) {

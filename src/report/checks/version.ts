@@ -32,7 +32,11 @@ export const versionCheck: Check = {
         : notExercised(`profile ${seen} does not require ${VERSION_HEADER}`);
     }
     const wrong = requests.filter((e) => e.a2a_version !== A2A_VERSION);
-    if (wrong.length === 0) return pass(requests.map((e) => e.id), `all ${plural(requests.length, 'request')} under profile 2.0 carried ${VERSION_HEADER}: ${A2A_VERSION}`);
+    if (wrong.length === 0)
+      return pass(
+        requests.map((e) => e.id),
+        `all ${plural(requests.length, 'request')} under profile 2.0 carried ${VERSION_HEADER}: ${A2A_VERSION}`,
+      );
     return fail(
       wrong.map((e) => e.id),
       `${wrong.length} of ${plural(requests.length, 'request')} under profile 2.0 lacked ${VERSION_HEADER}: ${A2A_VERSION} (the first had ${describeVersion(wrong[0])}); ` +
