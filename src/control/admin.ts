@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sessionRoutes, sessionQuery } from './session-routes.js';
 import type { ScenarioEngine } from '../engine/decision.js';
-import { ApiError, decodePathSegment, type Call, type ControlSurface, type Route } from './surface.js';
+import { ApiError, switchRuleOrRefuse, decodePathSegment, type Call, type ControlSurface, type Route } from './surface.js';
 import type { ScenarioSource } from '../scenario/source.js';
 import { listBuiltinScenarios } from '../scenario/builtin.js';
 import { StateStoreError } from '../state/redis-store.js';
@@ -58,18 +58,7 @@ const routes: Route[] = [
       const body = await readJsonBody(req);
       const enabled = (body as { enabled?: unknown } | null)?.enabled;
       if (typeof enabled !== 'boolean') throw new ApiError(400, 'the body must be {"enabled": true} or {"enabled": false}');
-      if (!s.engine) throw new ApiError(404, `no scenario is loaded, so there is no rule "${id}"`);
-      const rule = s.setRuleEnabled(id, enabled, { actor: actorOf(req) });
-      if (!rule)
-        throw new ApiError(
-          404,
-          `no rule "${id}" in scenario ${s.engine.name}; rules: ${
-            s.engine
-              .rules()
-              .map((r) => r.id)
-              .join(', ') || '(none)'
-          }`,
-        );
+      const rule = switchRuleOrRefuse(s, id, enabled, { actor: actorOf(req) });
       sendJson(res, 200, rule);
     },
   },

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tokenFingerprint } from '../journal/audit.js';
 import { LeverPulledError, type Actor, type ChangeOptions } from './staging.js';
 import { TtlRefusedError, ttlMs } from '../common/ttl.js';
-import { ApiError, type Route } from './surface.js';
+import { ApiError, switchRuleOrRefuse, type Route } from './surface.js';
 
 /** Longest reason or name kept for the lever, so a caller cannot grow /status without bound. */
 const MAX_TEXT = 200;
@@ -96,18 +96,7 @@ export function stagingRoutes(
         const body = await readJsonBody(req);
         const enabled = typeof body === 'boolean' ? body : (body as { enabled?: unknown } | null)?.enabled;
         if (typeof enabled !== 'boolean') throw new ApiError(400, 'the body must be true, false, {"enabled": true} or {"enabled": false}');
-        if (!s.engine) throw new ApiError(404, `no scenario is loaded, so there is no rule "${id}"`);
-        const rule = s.setRuleEnabled(id, enabled, changeOf(req, url));
-        if (!rule)
-          throw new ApiError(
-            404,
-            `no rule "${id}" in scenario ${s.engine.name}; rules: ${
-              s.engine
-                .rules()
-                .map((r) => r.id)
-                .join(', ') || '(none)'
-            }`,
-          );
+        const rule = switchRuleOrRefuse(s, id, enabled, changeOf(req, url));
         const ttl = s.staging.ttlOf(`rule:${id}`);
         sendJson(res, 200, { ...rule, ...(ttl ? { ttl } : {}) });
       },

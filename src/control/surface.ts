@@ -95,6 +95,24 @@ export class ApiError extends Error {
   }
 }
 
+/** Switches a rule of the scenario in force, or throws the 404 that names the rules there are. */
+export function switchRuleOrRefuse(s: ControlSurface, id: string, enabled: boolean, change?: ChangeOptions): RuleStatus {
+  const engine = s.engine;
+  if (!engine) throw new ApiError(404, `no scenario is loaded, so there is no rule "${id}"`);
+  const rule = s.setRuleEnabled(id, enabled, change);
+  if (!rule)
+    throw new ApiError(
+      404,
+      `no rule "${id}" in scenario ${engine.name}; rules: ${
+        engine
+          .rules()
+          .map((r) => r.id)
+          .join(', ') || '(none)'
+      }`,
+    );
+  return rule;
+}
+
 /**
  * One percent-encoded segment of a route's path (a rule id, a session id), decoded; bad encoding
  * (`%zz`, a cut `%4`, bytes that are not UTF-8) is the caller's mistake: a 400 naming the path.
