@@ -186,7 +186,6 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
   let stopWatching: (() => void) | undefined;
   if (watchedFile !== undefined) {
     const file = watchedFile;
-    out(`watching ${file} for changes`);
     stopWatching = watchScenarioFile(
       file,
       (scenario) => {
@@ -200,6 +199,8 @@ async function runProxy(argv: Record<string, any>): Promise<void> {
         for (const p of problems) err(`  ${formatProblem(p)}`);
       },
     ).close;
+    // Said once the watch is in place: a change made after this line is always seen.
+    out(`watching ${file} for changes`);
   }
   const stopTls = reloadTlsOn(runtime, argv.watch ? tlsFiles : [], { out, err });
   const printReport = argv.report as boolean;
