@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { JournalEntry } from '../journal/entry.js';
 import { journalJson } from '../journal/line.js';
 import type { RequestObserver } from '../journal/entry.js';
@@ -58,21 +58,23 @@ interface Client {
   alive: boolean;
 }
 
+/** WebSocket ready states (RFC 6455 names, the values every implementation uses). */
+const OPEN = 1;
+const CLOSED = 3;
+
 export class EventHub implements RequestObserver {
-  private readonly wss = new WebSocketServer({
-    noServer: true,
-    perMessageDeflate: false,
-    maxPayload: MAX_CLIENT_FRAME_BYTES,
-    // Only ever the events protocol: a token offered as a subprotocol (before it, or alone) is never echoed back.
-    handleProtocols: (offered) => (offered.has(EVENTS_PROTOCOL) ? EVENTS_PROTOCOL : false),
-  });
+  /** Made on the first upgrade: a run nobody watches never loads the WebSocket library. */
+  private wss: Promise<WebSocketServer> | undefined;
   private readonly clients = new Set<Client>();
+  /** Upgrades accepted while the WebSocket library loads; they count against the client limit. */
+  private pending = 0;
   /** Messages dropped for slow clients since start. */
   dropped = 0;
   /** Connections corked until the end of this turn (see corkUntilNextTurn). */
   private corked: Duplex[] = [];
 
   private readonly maxClients: number;
+  private closed = false;
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
@@ -91,19 +93,45 @@ export class EventHub implements RequestObserver {
 
   /** Why one more client cannot be taken now, or undefined (the admin server answers 503 with it). */
   refusal(): string | undefined {
-    if (this.clients.size < this.maxClients) return undefined;
+    if (this.clients.size + this.pending < this.maxClients) return undefined;
     return `${this.maxClients} /events clients are connected, the most this instance serves; close one, or read the journal with GET /journal`;
   }
 
   /** Completes an upgrade the admin server has already authorised (and checked `refusal()` for). */
   accept(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const client: Client = { socket: ws, connection: socket, missed: 0, alive: true };
-      this.clients.add(client);
-      ws.on('close', () => this.clients.delete(client));
-      ws.on('error', () => ws.terminate());
-      ws.on('pong', () => (client.alive = true));
-    });
+    this.pending++;
+    this.server().then(
+      (wss) => {
+        this.pending--;
+        // The client may have gone, or the hub closed, while the library loaded.
+        if (socket.destroyed || this.closed) return void socket.destroy();
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          const client: Client = { socket: ws, connection: socket, missed: 0, alive: true };
+          this.clients.add(client);
+          ws.on('close', () => this.clients.delete(client));
+          ws.on('error', () => ws.terminate());
+          ws.on('pong', () => (client.alive = true));
+        });
+      },
+      () => {
+        this.pending--;
+        socket.destroy();
+      },
+    );
+  }
+
+  private server(): Promise<WebSocketServer> {
+    this.wss ??= import('ws').then(
+      ({ WebSocketServer }) =>
+        new WebSocketServer({
+          noServer: true,
+          perMessageDeflate: false,
+          maxPayload: MAX_CLIENT_FRAME_BYTES,
+          // Only ever the events protocol: a token offered as a subprotocol (before it, or alone) is never echoed back.
+          handleProtocols: (offered) => (offered.has(EVENTS_PROTOCOL) ? EVENTS_PROTOCOL : false),
+        }),
+    );
+    return this.wss;
   }
 
   /** Cuts each client that did not answer the previous ping, and pings the others. */
@@ -124,7 +152,7 @@ export class EventHub implements RequestObserver {
    */
   notice(notice: Omit<ChangeNotice, 'type' | 'ts'>): void {
     const message = JSON.stringify({ type: 'notice', ts: new Date().toISOString(), ...notice });
-    for (const client of this.clients) if (client.socket.readyState === WebSocket.OPEN) client.socket.send(message);
+    for (const client of this.clients) if (client.socket.readyState === OPEN) client.socket.send(message);
   }
 
   onRequestDone(entry: JournalEntry): void {
@@ -142,7 +170,7 @@ export class EventHub implements RequestObserver {
   private broadcast(message: string): void {
     this.corkUntilNextTurn();
     for (const client of this.clients) {
-      if (client.socket.readyState !== WebSocket.OPEN) continue;
+      if (client.socket.readyState !== OPEN) continue;
       if (client.socket.bufferedAmount > this.bufferCap) {
         client.missed += 1;
         this.dropped += 1;
@@ -161,7 +189,7 @@ export class EventHub implements RequestObserver {
   private corkUntilNextTurn(): void {
     if (this.corked.length > 0) return;
     for (const client of this.clients) {
-      if (client.socket.readyState !== WebSocket.OPEN) continue;
+      if (client.socket.readyState !== OPEN) continue;
       client.connection.cork();
       this.corked.push(client.connection);
     }
@@ -185,7 +213,7 @@ export class EventHub implements RequestObserver {
   }
 
   private sendMissedNotice(client: Client): void {
-    if (client.missed === 0 || client.socket.readyState !== WebSocket.OPEN) return;
+    if (client.missed === 0 || client.socket.readyState !== OPEN) return;
     const notice: DroppedNotice = { type: 'dropped', count: client.missed };
     client.missed = 0;
     client.socket.send(JSON.stringify(notice));
@@ -193,11 +221,12 @@ export class EventHub implements RequestObserver {
 
   /** Closes every client with a close frame; those that do not answer in time are cut. */
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.heartbeat);
     const closing = [...this.clients].map(
       ({ socket }) =>
         new Promise<void>((resolve) => {
-          if (socket.readyState === WebSocket.CLOSED) return resolve();
+          if (socket.readyState === CLOSED) return resolve();
           const timer = setTimeout(() => socket.terminate(), CLOSE_GRACE_MS);
           socket.once('close', () => {
             clearTimeout(timer);
@@ -207,6 +236,7 @@ export class EventHub implements RequestObserver {
         }),
     );
     await Promise.all(closing);
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    const wss = await this.wss;
+    if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
   }
 }

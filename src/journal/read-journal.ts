@@ -4,7 +4,8 @@
  * verdict computed from a silently skipped line could be wrong.
  */
 import { readFile } from 'node:fs/promises';
-import { Ajv, type ErrorObject } from 'ajv';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JournalEntry } from './entry.js';
 import { UNKNOWN_CAUSES } from './outcome.js';
 import { PROFILES } from '../protocol/codes.js';
@@ -65,7 +66,16 @@ const ENTRY_SHAPE = {
   },
 } as const;
 
-const validateEntry = new Ajv({ allErrors: false }).compile(ENTRY_SHAPE);
+/** Compiled on first use: a proxy that never reads a journal file does not pay for it. */
+let compiledEntryValidator: ValidateFunction | undefined;
+function entryValidator(): ValidateFunction {
+  if (!compiledEntryValidator) {
+    // Required here, not imported: the validator library costs a proxy that reads no journal its load time.
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    compiledEntryValidator = new Ajv({ allErrors: false }).compile(ENTRY_SHAPE);
+  }
+  return compiledEntryValidator;
+}
 
 function describeProblem(error: ErrorObject | undefined): string {
   if (error === undefined) return 'not a journal entry';
@@ -81,6 +91,7 @@ export function parseJournalLine(text: string, file: string, line: number): Jour
   } catch (err) {
     throw new JournalReadError(file, line, `not valid JSON (${(err as Error).message})`);
   }
+  const validateEntry = entryValidator();
   if (!validateEntry(value)) throw new JournalReadError(file, line, describeProblem(validateEntry.errors?.[0]));
   const entry = value as JournalEntry & { retry_after_seconds?: number };
   // The writer already converts a seconds hint; a hand-written journal may still carry one.

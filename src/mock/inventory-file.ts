@@ -4,8 +4,8 @@
  * a CLI can print as is.
  */
 import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { ValidateFunction } from 'ajv';
 import { MOCK_DEALER_INFO } from './dealer-profile.js';
 import { Inventory } from './inventory.js';
 import { toProblems } from '../protocol/request-schemas.js';
@@ -85,11 +85,20 @@ const inventoryFileSchema = {
   },
 };
 
-const validateFile = (() => {
-  const ajv = new Ajv2020.default({ allErrors: true, strict: false });
-  addFormats.default(ajv);
-  return ajv.compile<InventoryFile>(inventoryFileSchema);
-})();
+/** Compiled on first use: only a mock given --inventory reads a file, and compiling costs every other start. */
+let compiledFileValidator: ValidateFunction<InventoryFile> | undefined;
+function fileValidator(): ValidateFunction<InventoryFile> {
+  if (!compiledFileValidator) {
+    // Required here, not imported: the validator library costs a mock that reads no file its load time.
+    const require = createRequire(import.meta.url);
+    const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    const addFormats = require('ajv-formats') as typeof import('ajv-formats').default;
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats(ajv);
+    compiledFileValidator = ajv.compile<InventoryFile>(inventoryFileSchema);
+  }
+  return compiledFileValidator;
+}
 
 interface InventoryFile {
   dealer?: DealerInfo;
@@ -145,6 +154,7 @@ export function parseInventory(file: string, text: string): Inventory {
   } catch (e) {
     throw new Error(`Inventory file ${file} is not valid JSON: ${(e as Error).message}`);
   }
+  const validateFile = fileValidator();
   if (!validateFile(parsed)) {
     fail(
       file,

@@ -5,8 +5,8 @@
  * Problems come in the `{instanceLocation, keyword, error}` shape of AAP's details.errors[].
  */
 import { readFileSync } from 'node:fs';
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import * as compiled from './request-validators.generated.js';
 import { AAP_SKILLS, AAP_SKILL_SLUGS, SALE_CONDITIONS, TRADE_IN_CONDITIONS, type AapSkill } from './codes.js';
 import type { ValidationProblem } from './validation-problem.js';
 
@@ -26,30 +26,18 @@ const requestSchemas = Object.fromEntries(AAP_SKILLS.map((skill) => [skill, read
   JsonSchema
 >;
 
-function compileValidators(): Record<AapSkill, ValidateFunction> {
-  // strictRequired is off: anyOf branches name properties declared beside them, which is the point.
-  const ajv = new Ajv2020.default({ allErrors: true, strict: true, strictRequired: false });
-  addFormats.default(ajv);
-  ajv.addSchema(commonSchema);
-  const out = {} as Record<AapSkill, ValidateFunction>;
-  for (const skill of AAP_SKILLS) out[skill] = ajv.compile(requestSchemas[skill]);
-  return out;
-}
-
-/** Compiled on first use: most proxies never validate a request. */
-let validators: Record<AapSkill, ValidateFunction> | undefined;
-
-/**
- * Compiles the request schemas now (about a quarter of a second), so that the first skill request
- * a proxy journals does not wait for it; the proxy calls it before it listens.
- */
-export function prepareRequestValidators(): void {
-  validators ??= compileValidators();
-}
+/** The compiled validators, by skill (compiled at build time: scripts/gen-validators.mjs holds their ajv options). */
+const validators: Record<AapSkill, ValidateFunction> = {
+  'dealer.information': compiled.dealer_information,
+  'inventory.facets': compiled.inventory_facets,
+  'inventory.search': compiled.inventory_search,
+  'inventory.vehicle': compiled.inventory_vehicle,
+  'lead.submit': compiled.lead_submit,
+};
 
 /** Every schema problem of one skill request; empty when the payload is valid. */
 export function validateSkillRequest(skill: AapSkill, data: unknown): ValidationProblem[] {
-  const validate = (validators ??= compileValidators())[skill];
+  const validate = validators[skill];
   if (validate(data)) return [];
   return toProblems(validate.errors ?? []);
 }

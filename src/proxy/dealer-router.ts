@@ -21,7 +21,6 @@ import { ChaosProxy, type ProxyOptions } from './server.js';
 import { drainAndClose, listenOn, trackSockets, urlOf } from './listener.js';
 import { createListener } from './tls.js';
 import { HostCheck, refuseHost } from './host-check.js';
-import { prepareRequestValidators } from '../protocol/request-schemas.js';
 
 /** Where dealer NAME is reached on the listener. */
 export const dealerPrefix = (name: string): string => `/d/${name}`;
@@ -105,7 +104,6 @@ export class DealerRouter {
 
   async listen(port: number, host: string): Promise<string> {
     this.hostCheck = new HostCheck(host, this.allowHosts);
-    prepareRequestValidators();
     await listenOn(this.server, port, host);
     await Promise.all([...this.dealers.values()].map((p) => p.profile.start()));
     return this.url;

@@ -19,7 +19,6 @@ import { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
 import { SOURCE_HEADER } from './marker-headers.js';
 import { HostCheck, refuseHost } from './host-check.js';
-import { prepareRequestValidators } from '../protocol/request-schemas.js';
 import { createListener, type TlsPair } from './tls.js';
 import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
@@ -141,8 +140,6 @@ export class ChaosProxy implements ProxyContext {
 
   async listen(port = this.opts.port ?? 8080, host = this.opts.host ?? '127.0.0.1'): Promise<string> {
     this.hostCheck = new HostCheck(host, this.opts.allowHosts);
-    // The journal line of every skill request records where it breaks the request schemas.
-    prepareRequestValidators();
     await listenOn(this.server, port, host);
     await this.profile.start();
     return this.url;

@@ -5,7 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { readYamlText } from './yaml-text.js';
 
 /** scenarios/ of the package, the same relative to src/scenario and dist/scenario. */
 export const BUILTIN_SCENARIO_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
@@ -58,7 +58,7 @@ export async function listBuiltinScenarios(dir: string = BUILTIN_SCENARIO_DIR): 
     const text = await readFile(path.join(dir, `${name}.yaml`), 'utf8');
     let description = '';
     try {
-      const doc: unknown = parse(text);
+      const doc: unknown = readYamlText(text)?.value;
       if (typeof doc === 'object' && doc && typeof (doc as { description?: unknown }).description === 'string')
         description = (doc as { description: string }).description;
     } catch {

@@ -5,7 +5,8 @@
  * Nothing here throws on bad input.
  */
 import path from 'node:path';
-import { visit, type Document } from 'yaml';
+import type { Document } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 import {
   mayNestTooDeep,
   MAX_ALIAS_EXPANSIONS,
@@ -144,6 +145,7 @@ function scenarioDocumentProblems(document: unknown): LocatedMessage[] {
 
 function firstAliasOffset(doc: Document.Parsed): number {
   let offset = 0;
+  const { visit } = yamlLibrary();
   visit(doc, {
     Alias(_key, node) {
       offset = node.range?.[0] ?? 0;

@@ -2,7 +2,8 @@
  * Maps a JSON Pointer into a parsed YAML (or JSON) document back to the line and column the
  * user wrote it at, so every problem can name its place in the file.
  */
-import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 
 export interface Position {
   line: number;
@@ -34,6 +35,7 @@ export class DocumentPositions {
   locate(pointer: string, anchor: Anchor = 'value'): Position {
     let node: unknown = this.doc.contents;
     let keyNode: unknown;
+    const { isMap, isPair, isScalar, isSeq } = yamlLibrary();
     for (const segment of splitPointer(pointer)) {
       if (isMap(node)) {
         const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === segment);

@@ -3,40 +3,27 @@
  * scenario key; this module only loads it once and hands out the ajv validator built from it.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type KeywordDefinition, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, KeywordDefinition, ValidateFunction } from 'ajv';
+// Compiled from the schema at build time (scripts/gen-validators.mjs, where the ajv options live):
+// compiling it here cost every process that loads a scenario about a third of a second.
+import * as compiled from './scenario-validators.generated.js';
 
 /** Where the schema sits relative to this module, the same from src/scenario and dist/scenario. */
 export const SCENARIO_SCHEMA_PATH = new URL('../../schema/scenario.schema.json', import.meta.url);
 
 export const SCENARIO_SCHEMA: Record<string, unknown> = JSON.parse(readFileSync(SCENARIO_SCHEMA_PATH, 'utf8'));
 
-const SCHEMA_ID = SCENARIO_SCHEMA.$id as string;
-
 /** Marks a rule key as an effect and says which kind; scripts/gen-scenario-types.mjs reads it. */
 export const EFFECT_KEYWORD: KeywordDefinition = { keyword: 'x-aap-effect', schemaType: 'string', metaSchema: { enum: ['terminal', 'modifier'] } };
 
-const ajv = new Ajv2020({
-  allErrors: true,
-  // verbose keeps the offending value and its schema on every error, for readable messages.
-  verbose: true,
-  // Fills in documented defaults (enabled: true, key: ip, profile: auto, report thresholds …).
-  useDefaults: true,
-  strict: true,
-  // if/then schemas name required keys declared in the enclosing object, which is fine.
-  strictRequired: false,
-  allowUnionTypes: true,
-});
-addFormats.default(ajv, ['json-pointer']);
-ajv.addKeyword(EFFECT_KEYWORD);
-ajv.addSchema(SCENARIO_SCHEMA);
-
 /** The validator for a whole scenario document. */
-export const validateScenarioDocument: ValidateFunction = ajv.getSchema(SCHEMA_ID)!;
+export const validateScenarioDocument: ValidateFunction = compiled.scenario;
 
 /** A validator for one named definition (`Rule`, `ErrorSpec`, …) of the schema. */
 export function definitionValidator(name: string): ValidateFunction {
-  return ajv.getSchema(`${SCHEMA_ID}#/$defs/${name}`)!;
+  const validate = (compiled as Record<string, ValidateFunction | undefined>)[`def_${name}`];
+  if (!validate) throw new Error(`the scenario schema has no definition ${name}`);
+  return validate;
 }
 
 /** A schema node by JSON Pointer reference (`#/$defs/ErrorSpec`), for turning errors into sentences. */

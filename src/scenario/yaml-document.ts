@@ -6,12 +6,14 @@
  * at the offset where it goes too deep, before anything recursive runs. This depth is exact: the
  * same lexer decides what is quoted.
  */
-import { Composer, LineCounter, Parser, YAMLParseError, type CST, type Document } from 'yaml';
+import type { CST, Document, LineCounter } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 import { MAX_NESTING_DEPTH } from './limits.js';
 
 export type ParsedYaml = { doc: Document.Parsed; lines: LineCounter } | { tooDeepAt: number; lines: LineCounter };
 
 export function parseYamlDocument(text: string): ParsedYaml {
+  const { Composer, LineCounter, Parser, YAMLParseError } = yamlLibrary();
   const lines = new LineCounter();
   const tokens = Array.from(new Parser(lines.addNewLine).parse(text));
   const tooDeepAt = offsetPastNestingLimit(tokens);

@@ -5,7 +5,7 @@
  * now. A second connection subscribes to the scenario channel.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { PUBLISH_SCRIPT, WALK_SCRIPT } from './lua.js';
 import { displayUrl } from '../common/display-url.js';
 import type { SharedRuleStore, WalkRequest, WalkResult, StepVerdict } from '../engine/shared-store.js';
@@ -35,8 +35,8 @@ type ScriptedRedis = Redis & {
   aapPublish(...args: Array<string | number>): Promise<[number, string]>;
 };
 
-function clientFor(url: string, lazy: boolean): ScriptedRedis {
-  const client = new Redis(url, {
+function clientFor(RedisClient: typeof Redis, url: string, lazy: boolean): ScriptedRedis {
+  const client = new RedisClient(url, {
     lazyConnect: lazy,
     commandTimeout: REDIS_CALL_TIMEOUT_MS,
     connectTimeout: CONNECT_TIMEOUT_MS,
@@ -82,7 +82,9 @@ export class RedisStateStore implements SharedRuleStore {
   /** Connects, or throws one line naming the URL when Redis does not answer. */
   static async connect(url: string, label = '--state'): Promise<RedisStateStore> {
     checkRedisUrl(url);
-    const client = clientFor(url, true);
+    // Loaded here: a proxy without --state redis:// never pays for the client's modules.
+    const { Redis: RedisClient } = await import('ioredis');
+    const client = clientFor(RedisClient, url, true);
     let lastError: Error | undefined;
     client.on('error', (e: Error) => (lastError ??= e));
     try {

@@ -157,6 +157,8 @@ rules:
     t.equal(r.status().safety_lever.halted_by, 'guardrail no-retry-storm', `${r.status().state.replica}: /status names the guardrail`);
   const breaching = fleet.replicas.find((r) => r.status().safety_lever.replica === r.status().state.replica)!;
   t.match((await request(`${breaching.adminUrl}/metrics`)).body.toString(), /aap_chaos_guardrail_breaches_total\{guardrail="no-retry-storm"\} 1/);
+  // Replica 0's own last request may have come before the lever reached it over Redis: one more, now that it has.
+  await search(fleet.replicas[0]!.url, sent + 1, {});
   const journal = (await request(`${fleet.replicas[0]!.adminUrl}/journal`)).body
     .toString()
     .trim()
