@@ -22,6 +22,25 @@ const SKILL_SLUGS = {
   'lead.submit': 'lead-submit',
 };
 
+/** One validator per skill, exported under the skill's name with `_` for `.`. */
+function skillSchemas(out, kind, common, options) {
+  return {
+    out,
+    build() {
+      const ajv = new Ajv2020({ ...options, code: { source: true, esm: true } });
+      addFormats.default(ajv);
+      ajv.addSchema(readSchema(`aap/${common}.schema.json`));
+      const refs = {};
+      for (const [skill, slug] of Object.entries(SKILL_SLUGS)) {
+        const schema = readSchema(`aap/${slug}-${kind}.schema.json`);
+        ajv.addSchema(schema);
+        refs[skill.replace('.', '_')] = schema.$id;
+      }
+      return { ajv, refs };
+    },
+  };
+}
+
 const SETS = [
   {
     // The scenario document and each of its $defs (problem messages re-validate a union's branch).
@@ -49,39 +68,16 @@ const SETS = [
       return { ajv, refs };
     },
   },
-  {
-    // The five skills' request schemas: the mock validates with them, the proxy journals their problems.
-    out: 'protocol/request-validators',
-    build() {
-      // strictRequired is off: anyOf branches name properties declared beside them, which is the point.
-      const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, code: { source: true, esm: true } });
-      addFormats.default(ajv);
-      ajv.addSchema(readSchema('aap/common.schema.json'));
-      const refs = {};
-      for (const [skill, slug] of Object.entries(SKILL_SLUGS)) {
-        const schema = readSchema(`aap/${slug}-request.schema.json`);
-        ajv.addSchema(schema);
-        refs[skill.replace('.', '_')] = schema.$id;
-      }
-      return { ajv, refs };
-    },
-  },
-  {
-    // The five skills' response schemas, for the conformance check of a dealer's replies.
-    out: 'protocol/conformance/response-validators',
-    build() {
-      const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false, code: { source: true, esm: true } });
-      addFormats.default(ajv);
-      ajv.addSchema(readSchema('aap/response-common.schema.json'));
-      const refs = {};
-      for (const [skill, slug] of Object.entries(SKILL_SLUGS)) {
-        const schema = readSchema(`aap/${slug}-response.schema.json`);
-        ajv.addSchema(schema);
-        refs[skill.replace('.', '_')] = schema.$id;
-      }
-      return { ajv, refs };
-    },
-  },
+  // The five skills' request schemas: the mock validates with them, the proxy journals their problems.
+  // strictRequired is off: anyOf branches name properties declared beside them, which is the point.
+  skillSchemas('protocol/request-validators', 'request', 'common', { allErrors: true, strict: true, strictRequired: false }),
+  // The five skills' response schemas, for the conformance check of a dealer's replies.
+  skillSchemas('protocol/conformance/response-validators', 'response', 'response-common', {
+    allErrors: true,
+    strict: true,
+    strictRequired: false,
+    strictTypes: false,
+  }),
 ];
 
 const BANNER = '/* Generated from schema/ by scripts/gen-validators.mjs at build time. Do not edit. */';
