@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // --observe in front of a dealer that rate-limits on its own: nothing is injected, no reply byte
 // changes, and a naive buyer's early retry is graded live: metrics, /events and GET /report.
 import t, { type Test } from 'tap';

@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // bandwidth: a slow body, planned without sockets and through the proxy.
 import t from 'tap';
 import { harness } from '../helpers/chaos-harness.js';

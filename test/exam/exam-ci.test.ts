@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // `aap-chaos exam` in CI: expected-failure baselines, pass^k over seeds and repeats. The seed buyer
 // resends a rate-limited search at once under odd seeds (retry-after FAILs) and waits under even ones.
 import t from 'tap';

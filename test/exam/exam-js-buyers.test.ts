@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // `aap-chaos exam` over the reference JS buyers of examples/, each a separate process, one proxy
 // (and embedded mock dealer) per scenario on loopback.
 import t from 'tap';

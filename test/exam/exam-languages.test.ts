@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // `aap-chaos exam` over buyers in other languages: Python with the standard library, curl in a shell.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';

@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // `aap-chaos exam` options: seeds and flakiness, the timeout, usage errors.
 import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

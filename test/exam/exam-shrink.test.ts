@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // `aap-chaos exam --shrink`: a buyer that resends at once only after its third RATE_LIMITED, in a
 // scenario that fires twelve, shrinks to three faults (the documented minimum: any two leave it
 // behaving); the reproducer brings the FAIL back; the budget holds; a FAIL that does not come back

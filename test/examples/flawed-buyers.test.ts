@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // Buyers on the real @a2a-js/sdk client, each with exactly one flaw (or, once, none), through the
 // proxy and the embedded mock dealer: the report must name the flaw, and only the flaw.
 import t, { type Test } from 'tap';

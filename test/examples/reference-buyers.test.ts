@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 /**
  * The reference buyers of examples/ against the embedded mock dealer, one chaos instance per
  * run: the resilient buyer must come out with no FAIL in every built-in scenario it meets, and

@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // A multi-dealer exam of the reference JS buyers: three mock dealers behind one proxy, the buyer told
 // AAP_DEALER_URLS. The resilient fan-out PASSes the three checks across dealers; the serial one,
 // which asks the dealers one after the other and moves a lost lead to the next dealer, FAILs

@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // A dealer's event stream may be quiet on purpose (a task waiting for input): --upstream-timeout
 // does not cut it, only --stream-idle-timeout does, and a reply the proxy's own timer ended is
 // journaled as `proxy_timeout`, never as the dealer's truncation. A stream the buyer leaves after

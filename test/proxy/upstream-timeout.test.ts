@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // --upstream-timeout is kept to the millisecond it says (undici's own clock is coarse: 100 ms used
 // to fire after about a second), on the pass-through path and the path effects rewrite, and 0
 // means no timeout at all.

@@ -14,17 +14,16 @@ import { formatProblem, loadScenarioText, type Scenario } from '../../src/scenar
 /** The loader with the full YAML parse counted (the parse itself, not the loader, is wrapped). */
 async function countingLoader(t: Test) {
   const calls = { parseDocument: 0 };
+  // Every full parse composes its document once.
+  class CountingComposer extends yaml.Composer {
+    constructor(...args: ConstructorParameters<typeof yaml.Composer>) {
+      super(...args);
+      calls.parseDocument++;
+    }
+  }
   const load: typeof import('../../src/scenario/load.js') = await t.mockImport('../../src/scenario/load.js', {
-    yaml: {
-      ...yaml,
-      // Every full parse composes its document once.
-      Composer: class extends yaml.Composer {
-        constructor(...args: ConstructorParameters<typeof yaml.Composer>) {
-          super(...args);
-          calls.parseDocument++;
-        }
-      },
-    },
+    // The full parser is loaded on first use, through this one module.
+    '../../src/scenario/yaml-library.ts': { yamlLibrary: () => ({ ...yaml, Composer: CountingComposer }) },
   });
   return { load, calls };
 }
