@@ -18,7 +18,8 @@ import { PASS_THROUGH, type Decider, type Decision } from '../engine/decision.js
 import type { RequestObserver } from '../journal/entry.js';
 import type { Recorder, ReplyTap } from '../recording/recorder.js';
 import type { Forwarder, UpstreamResponse } from './forward.js';
-import { describeUpstreamError, endToEndHeaders } from './forward.js';
+import { describeUpstreamError } from './forward.js';
+import { endToEndHeaders } from './hop-by-hop.js';
 import type { ProfileTracker } from './profile.js';
 import type { BodyRefusal, RequestBody } from './body.js';
 import { bodyTooLargeIn, sendBodyTooLarge } from './body-limit.js';
