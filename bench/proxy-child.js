@@ -25,7 +25,9 @@ if (!target || !scenarioFile) {
 const loadStart = performance.now();
 let started;
 try {
-  started = await startRuntime({ target, port: 0, host: '127.0.0.1', adminPort: 0, scenario: scenarioFile, seed: 1, journalFile });
+  // AAP_CHAOS_BENCH_FAST_PATH=0 sends every request through undici, to compare the two forwarding paths.
+  const fastPath = process.env.AAP_CHAOS_BENCH_FAST_PATH !== '0';
+  started = await startRuntime({ target, port: 0, host: '127.0.0.1', adminPort: 0, scenario: scenarioFile, seed: 1, journalFile, fastPath });
 } catch (err) {
   console.error(`bench: the proxy did not start with ${scenarioFile}: ${err.message}`);
   process.exit(1);

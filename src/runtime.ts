@@ -140,6 +140,8 @@ export interface RuntimeOptions {
   maxTtlMs?: number;
   /** JSONL file the audit log is appended to (--audit). */
   auditFile?: string;
+  /** Untouched exchanges over the proxy's own sockets instead of undici (ProxyOptions.fastPath; default true). Not a flag: the benchmark turns it off to compare. */
+  fastPath?: boolean;
 }
 
 /** Emits `request` with each journal line as a request finishes. */
@@ -317,6 +319,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       recorder,
       allowHosts: opts.allowHosts,
       tracer: tracing?.tracer,
+      fastPath: opts.fastPath,
     } as const;
     const mocks: RunningMockDealer[] = [];
     const router = multi

@@ -4,47 +4,10 @@
  * rate of http-proxy on the same machine, and its dispatch() API hands the dealer's bytes
  * straight to the buyer's response without an intermediate stream.
  */
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
-
-/** Hop-by-hop headers (RFC 9110 §7.6.1) never cross the proxy; undici also refuses most of them. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'expect',
-  'host',
-  'http2-settings',
-]);
-
-function connectionListed(value: string | string[] | undefined): Set<string> | undefined {
-  // The usual values name only hop-by-hop headers that are dropped anyway.
-  if (!value || value === 'keep-alive' || value === 'close') return undefined;
-  const names = (Array.isArray(value) ? value.join(',') : value)
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter(Boolean);
-  return names.length ? new Set(names) : undefined;
-}
-
-/** Copies end-to-end headers only: drops hop-by-hop ones and those named in `Connection`. */
-export function endToEndHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
-  const listed = connectionListed(headers['connection']);
-  const out: Record<string, string | string[]> = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || listed?.has(name)) continue;
-    out[name] = value;
-  }
-  return out;
-}
+import { isEventStream, UpstreamTimer, type UpstreamTimeoutError } from './upstream-timer.js';
 
 export interface UpstreamRequest {
   /** Path and query to send upstream (already prefixed with the target's base path). */
@@ -90,91 +53,6 @@ const CERT_ERRORS = new Set([
   'CERT_HAS_EXPIRED',
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
-
-type UpstreamTimeoutCode = 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT' | 'STREAM_IDLE_TIMEOUT';
-
-/**
- * The proxy's own timer ended the wait for the dealer: named like undici's timeouts, so
- * describeUpstreamError words them alike, and told apart from a dealer that broke its reply.
- */
-export class UpstreamTimeoutError extends Error {
-  override name = 'UpstreamTimeoutError';
-  constructor(
-    readonly code: UpstreamTimeoutCode,
-    readonly ms: number,
-  ) {
-    super(
-      code === 'UND_ERR_HEADERS_TIMEOUT'
-        ? `no reply headers from the dealer within ${ms} ms`
-        : code === 'UND_ERR_BODY_TIMEOUT'
-          ? `no body data from the dealer within ${ms} ms`
-          : `no event from the dealer's stream within ${ms} ms`,
-    );
-  }
-}
-
-/** True when the proxy's own upstream timer (not the dealer, not the buyer) ended a reply. */
-export function isUpstreamTimeout(err: unknown): err is UpstreamTimeoutError {
-  return err instanceof UpstreamTimeoutError;
-}
-
-/**
- * The upstream timeout, kept by a plain timer: undici checks its own timeouts on a coarse clock
- * (a 100 ms timeout fired after about a second), so its timeouts are off and this one is exact.
- * A limit of `0` disables a wait.
- */
-class UpstreamTimer {
-  private timer: NodeJS.Timeout | undefined;
-  /** What the wait in progress is for: the error a timeout names. */
-  private code: UpstreamTimeoutCode = 'UND_ERR_HEADERS_TIMEOUT';
-  constructor(
-    /** The limit of the wait in progress. */
-    private ms: number,
-    private readonly onTimeout: (err: Error) => void,
-  ) {}
-
-  /**
-   * (Re)starts the wait for headers or for the next body chunk. A running wait is restarted in
-   * place (refresh): one timer per request, not one per chunk.
-   */
-  arm(code: UpstreamTimeoutCode): void {
-    if (this.ms <= 0) return;
-    this.code = code;
-    if (this.timer) {
-      this.timer.refresh();
-      return;
-    }
-    this.timer = setTimeout(() => this.onTimeout(new UpstreamTimeoutError(this.code, this.ms)), this.ms);
-    this.timer.unref();
-  }
-
-  /**
-   * From now on the gaps of an event stream are timed against `idleMs` instead: a quiet stream
-   * (a task waiting for input) is not a dealer that stopped answering.
-   */
-  timeStreamGaps(idleMs: number): void {
-    this.clear();
-    this.ms = idleMs;
-    this.code = 'STREAM_IDLE_TIMEOUT';
-  }
-
-  /** The wait for the next body chunk, whichever limit applies to this body. */
-  armBody(): void {
-    this.arm(this.code === 'STREAM_IDLE_TIMEOUT' ? 'STREAM_IDLE_TIMEOUT' : 'UND_ERR_BODY_TIMEOUT');
-  }
-
-  clear(): void {
-    clearTimeout(this.timer);
-    // A cleared timer cannot be refreshed: the next wait starts a new one.
-    this.timer = undefined;
-  }
-}
-
-/** Whether a reply's content type is an event stream (SSE), whose gaps follow --stream-idle-timeout. */
-function isEventStream(headers: Record<string, string | string[] | undefined>): boolean {
-  const ct = headers['content-type'];
-  return typeof ct === 'string' && ct.trimStart().toLowerCase().startsWith('text/event-stream');
-}
 
 export interface ForwarderOptions {
   /** Headers, and each gap between body chunks (--upstream-timeout); 0 waits forever. */

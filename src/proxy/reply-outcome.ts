@@ -6,7 +6,8 @@ import type { JsonRpcError } from '../protocol/envelopes.js';
 import { leadSubmitStatus, readRpcReplyBytes } from '../protocol/reply-kind.js';
 import type { ReplyObservation } from '../journal/build-entry.js';
 import type { DealerReplyCopy } from './dealer-check.js';
-import { describeUpstreamError, isUpstreamTimeout } from './forward.js';
+import { describeUpstreamError } from './forward.js';
+import { isUpstreamTimeout } from './upstream-timer.js';
 
 /** What happened to one reply: what the journal keeps of it, plus what the proxy still needs while sending. */
 export interface Outcome extends ReplyObservation {

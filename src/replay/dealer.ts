@@ -19,7 +19,8 @@ import { Recorder } from '../recording/recorder.js';
 import { readBody, sendCard, sendJson } from '../mock/http-io.js';
 import type { ListenerTimeouts } from '../http/listener-limits.js';
 import { serveDealer } from '../mock/server.js';
-import { describeUpstreamError, endToEndHeaders, Forwarder } from '../proxy/forward.js';
+import { describeUpstreamError, Forwarder } from '../proxy/forward.js';
+import { endToEndHeaders } from '../proxy/hop-by-hop.js';
 import { liveKey, RecordingIndex, type MatchKey } from './recording-index.js';
 import { serveRecorded } from './serve-recorded.js';
 
