@@ -6,6 +6,7 @@ import { describeProfileOrigin } from '../proxy/profile.js';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Argv } from 'yargs';
 import { WebSocket } from 'ws';
 import type { RuleStatus } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
@@ -42,9 +43,49 @@ class CtlError extends Error {
   }
 }
 
-/** Runs one verb; resolves with the exit code (0 ok, 1 failed call, 2 bad usage). */
+/** The flags of the verbs, as `runCtl` parses them and the command line declares them. */
+interface VerbFlags {
+  since?: string;
+  limit?: string;
+  json?: boolean;
+  session?: string;
+  ttl?: string;
+}
+
+/** The `ctl` command of the command line: yargs parses the words and flags once, and `runVerb` runs them. */
+export function ctlCommand(io: { out: (line: string) => void; err: (line: string) => void }) {
+  return {
+    command: 'ctl <verb> [args..]',
+    describe: 'drive a running instance: status | use <FILE|NAME> | enable <ID> | disable <ID> | reset | events | journal | report',
+    builder: (y: Argv) =>
+      y
+        .positional('verb', { type: 'string', demandOption: true })
+        .positional('args', { type: 'string', array: true })
+        .option('admin', { type: 'string', describe: `admin API URL (default ${DEFAULT_ADMIN_URL})` })
+        .option('token', { type: 'string', describe: 'admin token (or AAP_CHAOS_ADMIN_TOKEN)' })
+        .option('since', { type: 'string', describe: 'journal: lines after this ULID' })
+        .option('limit', { type: 'number', describe: 'journal: at most this many lines' })
+        .option('json', { type: 'boolean', describe: 'report: JSON instead of the table' })
+        .option('session', { type: 'string', describe: 'report, journal, reset: only this session' })
+        .option('ttl', { type: 'string', describe: 'use, enable, disable: the change reverts by itself after this long (e.g. 15m)' }),
+    handler: async (argv: Record<string, any>) => {
+      const ac = new AbortController();
+      process.once('SIGINT', () => ac.abort());
+      const words = [argv.verb as string, ...((argv.args as string[] | undefined) ?? [])];
+      const flags: VerbFlags = {
+        since: argv.since,
+        limit: argv.limit === undefined ? undefined : String(argv.limit),
+        json: argv.json,
+        session: argv.session,
+        ttl: argv.ttl,
+      };
+      process.exitCode = await runVerb(words, flags, { adminUrl: argv.admin, token: argv.token, out: io.out, err: io.err, signal: ac.signal });
+    },
+  };
+}
+
+/** Runs one verb given as shell words; resolves with the exit code (0 ok, 1 failed call, 2 bad usage). */
 export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> {
-  const err = opts.err ?? opts.out;
   let parsed;
   try {
     parsed = parseArgs({
@@ -53,10 +94,16 @@ export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> 
       options: { since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, session: { type: 'string' }, ttl: { type: 'string' } },
     });
   } catch (e) {
-    err(`${(e as Error).message}\n${CTL_USAGE}`);
+    (opts.err ?? opts.out)(`${(e as Error).message}\n${CTL_USAGE}`);
     return 2;
   }
-  const [verb, arg, ...extra] = parsed.positionals;
+  return runVerb(parsed.positionals, parsed.values, opts);
+}
+
+/** Runs one verb: `words` are the verb and its argument, `flags` already parsed. */
+async function runVerb(words: string[], flags: VerbFlags, opts: CtlOptions): Promise<number> {
+  const err = opts.err ?? opts.out;
+  const [verb, arg, ...extra] = words;
   const needsArg = verb === 'use' || verb === 'enable' || verb === 'disable';
   const mayHaveArg = verb === 'stop-all';
   if (!verb || !(verb in VERBS) || (needsArg && !arg) || extra.length > 0 || (!needsArg && !mayHaveArg && arg)) {
@@ -69,7 +116,7 @@ export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> 
   const safeErr = (text: string) => err(terminalSafe(text));
   const api = new AdminClient((opts.adminUrl ?? DEFAULT_ADMIN_URL).replace(/\/+$/, ''), opts.token ?? process.env[ADMIN_TOKEN_ENV]);
   try {
-    await VERBS[verb as Verb]({ api, arg: arg ?? '', flags: parsed.values, out, signal: opts.signal });
+    await VERBS[verb as Verb]({ api, arg: arg ?? '', flags, out, signal: opts.signal });
     return 0;
   } catch (e) {
     if (!(e instanceof CtlError)) throw e;
@@ -82,7 +129,7 @@ export async function runCtl(argv: string[], opts: CtlOptions): Promise<number> 
 interface VerbCall {
   api: AdminClient;
   arg: string;
-  flags: { since?: string; limit?: string; json?: boolean; session?: string; ttl?: string };
+  flags: VerbFlags;
   out: (line: string) => void;
   signal?: AbortSignal;
 }

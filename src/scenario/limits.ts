@@ -5,6 +5,7 @@
  * once per level), the rule count right after parsing. Each refusal names the limit and the flag
  * that raises it.
  */
+import { SCENARIO_LIMIT_OPTIONS } from '../options.js';
 
 export interface ScenarioLimits {
   /** Bytes a scenario file or text may have (--max-scenario-bytes). */
@@ -13,7 +14,11 @@ export interface ScenarioLimits {
   maxRules: number;
 }
 
-export const DEFAULT_SCENARIO_LIMITS: Readonly<ScenarioLimits> = Object.freeze({ maxBytes: 1024 * 1024, maxRules: 10_000 });
+/** The defaults of --max-scenario-bytes and --max-scenario-rules, declared with the flags. */
+export const DEFAULT_SCENARIO_LIMITS: Readonly<ScenarioLimits> = Object.freeze({
+  maxBytes: SCENARIO_LIMIT_OPTIONS.maxBytes.parse(SCENARIO_LIMIT_OPTIONS.maxBytes.default),
+  maxRules: SCENARIO_LIMIT_OPTIONS.maxRules.parse(SCENARIO_LIMIT_OPTIONS.maxRules.default),
+});
 /** Levels of nested collections a scenario may have; no real scenario comes near it. */
 export const MAX_NESTING_DEPTH = 64;
 /** Expansions of YAML aliases (`*name`) the document may make; a few real uses, never a bomb. */

@@ -139,6 +139,7 @@ export const LAYERS = [
   'control',
   'replay',
   'multi-dealer.ts',
+  'runtime',
   'runtime.ts',
   'index.ts',
   'exam',

@@ -1,0 +1,37 @@
+/** The lines a run prints once it listens: where it is, what it fronts, and what is switched on. */
+import { describeProfileOrigin } from '../proxy/profile.js';
+import type { DealerSide } from './dealer-side.js';
+import type { Front } from './front.js';
+import { ruleCount, type LiveScenario } from './live-scenario.js';
+import type { StartOptions } from './start-options.js';
+import { VERSION } from './version.js';
+
+export function startupLines(
+  { opts, adminToken, observe, traces }: StartOptions,
+  scenario: LiveScenario,
+  side: DealerSide,
+  front: Front,
+  where: { url: string; adminUrl: string; dealerUrls: Record<string, string> | undefined },
+): string[] {
+  const { proxy, router, mocks, target } = front;
+  const engine = scenario.engine;
+  const lines = [
+    `aap-chaos ${VERSION}: proxy on ${where.url} -> ${side.mock ? `embedded mock dealer at ${target}` : side.replayFile !== undefined ? `dealer replayed from ${side.replayFile} at ${target}` : target}`,
+  ];
+  for (const [name, base] of Object.entries(where.dealerUrls ?? {})) {
+    const origin = router!.dealers.get(name)!.forwarder.origin;
+    lines.push(`  dealer ${name}: ${base} -> ${origin}${mocks.some((m) => m.url === origin) ? ' (embedded mock)' : ''}`);
+  }
+  if (proxy.profile.origin === 'default' && proxy.profile.fallbackReason)
+    lines.push(`profile ${proxy.profile.profile} (the default): ${proxy.profile.fallbackReason}; it changes when a card naming the AAP extension is seen`);
+  lines.push(`admin API on ${where.adminUrl}${adminToken ? ' (token required)' : ''}`);
+  lines.push(`profile ${proxy.profile.profile} (${describeProfileOrigin(proxy.profile.origin)}), extension ${proxy.profile.extensionUri}`);
+  lines.push(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${ruleCount(engine)} rules)` : 'no scenario: every request is forwarded untouched');
+  if (opts.journalFile) lines.push(`journal appended to ${opts.journalFile}`);
+  if (observe) lines.push('observe mode: nothing is injected; the report checks grade live traffic per client (GET /report, /events, /metrics)');
+  else if (opts.dryRun) lines.push('dry run: faults are journaled, never applied');
+  if (side.recorder) lines.push(`recording exchanges to ${side.recorder.file} (at most ${side.recorder.maxBytes} bytes)`);
+  if (traces) lines.push(`traces: OTLP http/json to ${traces.url} (from ${traces.from}), service ${traces.serviceName}`);
+  if (traces?.protocolNote) lines.push(`traces: ${traces.protocolNote}`);
+  return lines;
+}
