@@ -6,7 +6,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { MOCK_OPTIONS, REPLAY_OPTIONS, RUN_OPTIONS } from './options.js';
-import { VERSION } from './runtime.js';
+import { VERSION } from './runtime/version.js';
 import { auditCommand } from './commands/audit.js';
 import { checkCommand } from './commands/check.js';
 import { ctlCommand } from './commands/ctl.js';

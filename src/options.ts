@@ -482,7 +482,8 @@ export const RUN_OPTIONS = {
 export const LIBRARY_OPTIONS = {
   eventsBufferBytes: { describe: 'bytes a slow /events client may have waiting before its messages are dropped', parse: bytes },
   fastPath: {
-    describe: "untouched exchanges with an http: dealer go over the proxy's own keep-alive sockets instead of undici (default true; the benchmark turns it off to compare)",
+    describe:
+      "untouched exchanges with an http: dealer go over the proxy's own keep-alive sockets instead of undici (default true; the benchmark turns it off to compare)",
     parse: boolean,
   },
 } as const satisfies Record<string, LibraryOptionSpec>;

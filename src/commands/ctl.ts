@@ -7,7 +7,6 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Argv } from 'yargs';
-import { WebSocket } from 'ws';
 import type { RuleStatus } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
 import type { Report } from '../report/report.js';
@@ -267,7 +266,9 @@ class AdminClient {
   }
 
   /** Prints one line per request until the socket closes or `signal` aborts. */
-  follow(out: (line: string) => void, signal?: AbortSignal): Promise<void> {
+  async follow(out: (line: string) => void, signal?: AbortSignal): Promise<void> {
+    // Loaded on use: only `ctl events` needs a WebSocket client.
+    const { WebSocket } = await import('ws');
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(`${this.base.replace(/^http/, 'ws')}/events`, { headers: this.authHeaders });
       const stop = () => ws.close(1000);

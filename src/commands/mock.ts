@@ -1,8 +1,6 @@
 /** `aap-chaos mock`: the embedded mock dealer on its own, e.g. as the --target of a proxy elsewhere. */
 import type { Argv } from 'yargs';
-import { startMockDealer } from '../mock/index.js';
 import { MOCK_OPTIONS, RUN_OPTIONS } from '../options.js';
-import { closeOnSignals } from '../runtime.js';
 import { declareFlags, flagValues, type CommandIo } from './flags.js';
 
 /** The proxy's rows where the flag is the same, described for a dealer that stands alone. */
@@ -30,6 +28,8 @@ export function mockCommand(io: CommandIo) {
       ),
     handler: async (argv: Record<string, unknown>) => {
       const { headerTimeoutMs, bodyTimeoutMs, ...opts } = flagValues(io, MOCK_COMMAND_FLAGS, argv);
+      // Loaded on use: the dealer's modules cost the other commands nothing.
+      const [{ startMockDealer }, { closeOnSignals }] = await Promise.all([import('../mock/index.js'), import('../runtime.js')]);
       try {
         const mock = await startMockDealer({ ...opts, timeouts: { headerTimeoutMs, bodyTimeoutMs } });
         io.out(

@@ -6,10 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Argv } from 'yargs';
 import { checkOption, REPLAY_OPTIONS, REPLAY_TARGET_PREFIX, RUN_OPTIONS } from '../options.js';
-import { closeOnSignals, startRuntime, type RuntimeOptions } from '../runtime.js';
-import { RecordingReadError } from '../recording/reader.js';
-import { diffRecording } from '../replay/drift.js';
-import { driftToJUnit, formatDrift } from '../replay/drift-format.js';
+import type { RuntimeOptions } from '../runtime.js';
 import { checked, declareFlags, flagValues, type CommandIo } from './flags.js';
 import { PROXY_FLAGS } from './proxy.js';
 
@@ -64,6 +61,12 @@ async function runDiff(argv: Record<string, any>, io: CommandIo): Promise<void> 
   if (argv.target === undefined) io.fail('replay --diff: needs --target URL, the live dealer to compare the recording with');
   const target = checked(io, () => checkOption(REPLAY_OPTIONS.passTarget, 'target', argv.target, 'flag'))!;
   const ignore = checked(io, () => checkOption(REPLAY_OPTIONS.ignore, 'ignore', argv.ignore, 'flag'));
+  // Loaded on use, like the runtime below: the other commands never pay for them.
+  const [{ RecordingReadError }, { diffRecording }, { driftToJUnit, formatDrift }] = await Promise.all([
+    import('../recording/reader.js'),
+    import('../replay/drift.js'),
+    import('../replay/drift-format.js'),
+  ]);
   let result;
   try {
     result = await diffRecording({ file: argv.file, target, ignore });
@@ -92,6 +95,7 @@ async function runReplay(argv: Record<string, any>, io: CommandIo): Promise<void
     replay: flagValues(io, REPLAY_OPTIONS, argv),
     log: io.out,
   };
+  const { closeOnSignals, startRuntime } = await import('../runtime.js');
   let runtime;
   try {
     runtime = await startRuntime(opts);

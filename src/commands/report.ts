@@ -1,6 +1,5 @@
 /** `aap-chaos report JOURNAL…`: grade a buyer from journal files; exit 1 when a check fails. */
 import type { Argv } from 'yargs';
-import { runReportCommand } from '../report/command.js';
 import { DEFAULT_THRESHOLDS, THRESHOLD_NAMES } from '../report/thresholds.js';
 import type { CommandIo } from './flags.js';
 
@@ -26,6 +25,8 @@ export function reportCommand(io: CommandIo) {
         .options(thresholdFlags()),
     handler: async (argv: Record<string, any>) => {
       const thresholds = Object.fromEntries(THRESHOLD_NAMES.filter((n) => argv[flagName(n)] !== undefined).map((n) => [n, argv[flagName(n)]]));
+      // Loaded on use: reading journals costs the other commands nothing.
+      const { runReportCommand } = await import('../report/command.js');
       const result = await runReportCommand(argv.journals as string[], {
         json: argv.json,
         junit: argv.junit,

@@ -361,6 +361,9 @@ class Connection {
       this.socket.destroy();
       return;
     }
+    // The last chunk may have filled the buyer's socket: the reply is complete, so the dealer's
+    // socket is read again whatever the buyer's state (paused, the next reply on it would never be read).
+    if (call.paused) this.socket.resume();
     // One event-loop turn first: a dealer that closes after all, though it said keep-alive, is seen before reuse.
     setImmediate(() => this.pool.release(this));
   }

@@ -46,6 +46,21 @@ t.test('one socket carries request after request while the dealer keeps it alive
   t.equal(up.sockets.length, 1, 'all five on one socket');
 });
 
+t.test("a reply whose last chunk fills the buyer's socket leaves its socket readable for the next reply", async (t) => {
+  // 2 MB: the buyer's socket is full when the dealer's last chunk arrives, so the dealer's socket
+  // was paused at the end of the reply; the next request on it must still be answered.
+  const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(2 * 1024 * 1024) } });
+  const up = await dealer(t, (_req, res, n) => res.writeHead(200, JSON_TYPE).end(n === 0 ? big : SUCCESS));
+  const proxy = await proxyFor(t, up.url, { upstreamTimeoutMs: 5_000 });
+  t.equal((await post(proxy.url)).body.length, Buffer.byteLength(big), 'the large reply arrives whole');
+  t.equal((await post(proxy.url)).body.toString(), SUCCESS, 'the next request on the same socket is answered');
+  t.equal(up.sockets.length, 1, 'one socket carried both');
+  t.notOk(
+    proxy.journal.some((e) => e.status !== 200),
+    'no timeout',
+  );
+});
+
 t.test('a reply with Connection: close retires its socket', async (t) => {
   const up = await dealer(t, (_req, res, n) => res.writeHead(200, { ...JSON_TYPE, ...(n === 0 ? { connection: 'close' } : {}) }).end(SUCCESS));
   const proxy = await proxyFor(t, up.url);
