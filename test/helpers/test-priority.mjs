@@ -1,13 +1,20 @@
 // Loaded into every test process (package.json, tap's node-arg). The suite runs more test files at
 // once than there are cores, because most of them wait on sockets and timers; but a test that
 // grades how fast something happened (a buyer's retry waits, a delay's accuracy) must not lose the
-// CPU to the others. So each file runs at a lower priority (nice 10, inherited by what it starts)
-// unless it says `timing-sensitive` in its first lines; then it keeps the normal one and the
-// scheduler gives it the CPU first. Lowering one's own priority needs no privilege.
-import { openSync, readSync, closeSync } from 'node:fs';
+// CPU to the others. So:
+// - a file that says `timing-sensitive` in its first lines keeps the normal priority, and at most
+//   TIMING_SLOTS such files run at once (each waits here for a slot before its tests start);
+// - every other file runs at a lower priority (nice 10, inherited by what it starts), so the
+//   scheduler gives the timing-sensitive ones the CPU first. Lowering one's priority needs no privilege.
+// A slot is a listening socket in Linux's abstract namespace: the kernel frees it when its process
+// ends, however it ends, so a killed test never leaves a slot taken.
+import { closeSync, openSync, readSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 
 const MARKER = 'timing-sensitive';
+const TIMING_SLOTS = 2;
+const RETRY_MS = 50;
 
 function head(file) {
   const fd = openSync(file, 'r');
@@ -19,9 +26,34 @@ function head(file) {
   }
 }
 
+function tryListen(name) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen({ path: `\0${name}` }, () => {
+      // Held for the life of the process without keeping it alive.
+      server.unref();
+      resolve(server);
+    });
+  });
+}
+
+/** Waits for one of the slots; resolves at once where abstract sockets do not exist (not Linux). */
+async function takeTimingSlot() {
+  if (process.platform !== 'linux') return;
+  const names = Array.from({ length: TIMING_SLOTS }, (_, i) => `aap-chaos-tests-timing-${os.userInfo().uid}-${i}`);
+  for (;;) {
+    for (const name of names) if (await tryListen(name)) return;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
+}
+
+let timing = false;
 try {
   const file = process.argv[1];
-  if (file && !head(file).includes(MARKER)) os.setPriority(10);
+  timing = Boolean(file) && head(file).includes(MARKER);
+  if (!timing) os.setPriority(10);
 } catch {
   // A priority is an optimisation: a file that cannot be read, or a system that refuses, runs as it is.
 }
+if (timing) await takeTimingSlot();

@@ -1,0 +1,2 @@
+import t from 'tap';
+t.ok(true);
