@@ -1,2 +1,0 @@
-import t from 'tap';
-t.ok(true);
