@@ -3,8 +3,8 @@
  * on a pooled keep-alive socket, and the reply comes back with only its framing parsed, by the
  * llhttp parser node:http's own client drives (`HTTPParser` of `_http_common`, never a parser
  * written here). Its status and raw header list reach the buyer's writeHead as they are, so no
- * header object is built on the way. Measured against undici's pool for the same exchanges
- * (bench/raw-floor-child.js beside bench/floor-child.js), it costs markedly less CPU per request.
+ * header object is built on the way. In the proxy it costs about 7 % less CPU per request than
+ * undici's pool for the same exchanges (docs/performance.md, "The pass-through fast path").
  *
  * Used for http: dealers only, for requests whose body the proxy already holds whole; every
  * other request keeps the undici path (forward.ts). What a dealer sees, and what the journal

@@ -1,22 +1,8 @@
 // `ctl` from the command line takes every flag its usage line names, --ttl included: the words
 // and flags are parsed once, by the command line's parser, and reach the verb as they were given.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { startChaos } from '../../src/index.js';
-
-const BIN = fileURLToPath(new URL('../../bin/aap-chaos.js', import.meta.url));
-
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+import { cli } from '../helpers/cli-run.js';
 
 t.test('ctl disable ID --ttl 1h switches the rule back by itself, later', async (t) => {
   const chaos = await startChaos({ scenario: 'flaky-internal' });

@@ -3,28 +3,13 @@
 // Each flag's refusal is checked through the proxy command's own module in this process (one
 // process per flag would take minutes on a loaded machine), a few through the command line.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
 import { proxyCommand } from '../../src/commands/proxy.js';
 import { MOCK_OPTIONS, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS, type OptionSpec } from '../../src/options.js';
+import { cli as runCli } from '../helpers/cli-run.js';
 
-const BIN = fileURLToPath(new URL('../../bin/aap-chaos.js', import.meta.url));
-
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-      // A value that was not refused starts the proxy: stop it, the assertions below then fail.
-      if (out.includes('proxy on ')) child.kill('SIGKILL');
-    });
-    child.stderr.on('data', (c) => (err += c));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+/** A value that was not refused starts the proxy: it is stopped there, and the assertions then fail. */
+const cli = (args: string[]) => runCli(args, { killWhenOut: 'proxy on ' });
 
 /** The help text with its columns and line wrapping undone: one space between words. */
 const flat = (text: string) => text.replace(/\s+/g, ' ');
