@@ -111,6 +111,9 @@ t.test('startChaos validates every option like its flag', async (t) => {
     [{ streamIdleTimeoutMs: -1 }, /option streamIdleTimeoutMs \(flag --stream-idle-timeout\): -1 is not a duration/],
     [{ profile: '3.0' }, /option profile .* "3\.0" is not one of auto, 1\.3, 2\.0/],
     [{ mock: { profile: '9' } }, /option mock\.profile \(flag --mock-profile\): "9"/],
+    // The options without a flag are named alone.
+    [{ fastPath: 'yes' }, /^option fastPath: "yes" is not true or false$/],
+    [{ eventsBufferBytes: -1 }, /^option eventsBufferBytes: -1 is not a whole number of bytes/],
   ];
   for (const [opts, message] of cases) await t.rejects(startChaos(opts), message, JSON.stringify(opts));
   // A duration string is what the flag takes; the library accepts it in the same form.
