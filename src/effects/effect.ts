@@ -43,9 +43,9 @@ export type TerminalAction =
   | { type: 'hang'; maxMs: number }
   | { type: 'truncate'; bytes: number };
 
-/** JSON-RPC errors travel on HTTP 200 unless a rule says otherwise. */
-export function envelopeReply(envelope: JsonRpcErrorResponse, status = 200): TerminalAction {
-  return { type: 'reply', status, headers: { 'content-type': 'application/json' }, body: Buffer.from(stringifyJsonRpc(envelope)), envelope };
+/** JSON-RPC errors travel on HTTP 200 unless a rule says otherwise. `text`: the envelope already serialised (from a template). */
+export function envelopeReply(envelope: JsonRpcErrorResponse, status = 200, text?: string): TerminalAction {
+  return { type: 'reply', status, headers: { 'content-type': 'application/json' }, body: Buffer.from(text ?? stringifyJsonRpc(envelope)), envelope };
 }
 
 export interface TerminalEffect {

@@ -2,8 +2,9 @@
  * `error`: the typed AAP error envelope of the active profile, asked of src/protocol. effectsOf()
  * has already turned the short form (`error: CODE` with sibling keys) into `{ code, … }`.
  */
-import { buildAapError } from '../protocol/envelopes.js';
-import { AAP_CODE_TABLE, DEFAULT_RETRY_AFTER_MS, type AapCode } from '../protocol/codes.js';
+import { buildAapError, newErrorId } from '../protocol/envelopes.js';
+import { EnvelopeTemplate, type EnvelopeBuilder } from '../protocol/envelope-template.js';
+import { AAP_CODE_TABLE, DEFAULT_RETRY_AFTER_MS, PROFILES, VALIDATION_CODES, type AapCode, type Profile } from '../protocol/codes.js';
 import type { ErrorSpec, Rule } from '../scenario/types.generated.js';
 import { envelopeReply, type TerminalEffect } from './effect.js';
 
@@ -22,23 +23,41 @@ export function createErrorEffect(rule: Rule): TerminalEffect {
   const code = spec.code as AapCode;
   const retryable = spec.retryable ?? AAP_CODE_TABLE[code].retryable;
   const sentence = `${code}${retryable ? ' (retryable)' : ''}${retryHint(spec)}`;
+  const options = {
+    message: spec.message,
+    retryable: spec.retryable,
+    details: spec.details as Record<string, unknown> | undefined,
+    retryAfterMs: spec.retry_after_ms,
+    retryAfterSeconds: spec.retry_after_seconds,
+  };
+  // Validation codes without errors get them derived from each request (never dropped): no template.
+  const templated = !VALIDATION_CODES.has(code);
+  const builders = {} as Record<Profile, EnvelopeBuilder>;
+  const templates = new Map<Profile, EnvelopeTemplate | undefined>();
+  for (const profile of PROFILES)
+    builders[profile] = (id, errorId, now) =>
+      buildAapError(profile, code, id, {
+        message: options.message,
+        retryable: options.retryable,
+        details: options.details,
+        retryAfterMs: options.retryAfterMs,
+        retryAfterSeconds: options.retryAfterSeconds,
+        errorId,
+        now,
+      });
   return {
     name: 'error',
     terminal: true,
     explain: () => sentence,
-    decide: (ctx) => ({
-      action: envelopeReply(
-        buildAapError(ctx.profile, code, ctx.request.id, {
-          message: spec.message,
-          retryable: spec.retryable,
-          details: spec.details as Record<string, unknown> | undefined,
-          retryAfterMs: spec.retry_after_ms,
-          retryAfterSeconds: spec.retry_after_seconds,
-          // Validation codes without errors get them derived from this request (never dropped).
-          request: ctx.request,
-        }),
-      ),
-      explain: sentence,
-    }),
+    decide: (ctx) => {
+      if (!templated)
+        return { action: envelopeReply(buildAapError(ctx.profile, code, ctx.request.id, { ...options, request: ctx.request })), explain: sentence };
+      const build = builders[ctx.profile];
+      if (!templates.has(ctx.profile)) templates.set(ctx.profile, EnvelopeTemplate.of(build));
+      const errorId = newErrorId();
+      const now = Date.now();
+      const id = ctx.request.id;
+      return { action: envelopeReply(build(id, errorId, now), 200, templates.get(ctx.profile)?.render(id, errorId, now)), explain: sentence };
+    },
   };
 }

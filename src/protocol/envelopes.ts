@@ -68,7 +68,7 @@ export interface AapErrorOptions {
   /** For a validation code given no errors: the request they are derived from (see validation-details.ts). */
   request?: ValidatedRequest;
   errorId?: string;
-  now?: Date;
+  now?: Date | number;
 }
 
 export function newErrorId(): string {

@@ -14,12 +14,20 @@ import { SOURCE_HEADER } from './marker-headers.js';
 export class HostCheck {
   private readonly exact = new Set<string>();
   private readonly suffixes: string[] = [];
+  /** Whether Host is checked at all: only when the proxy listens on loopback. */
+  readonly active: boolean;
+  /**
+   * The last Host that passed: a buyer sends the same one on every request, and the check showed
+   * in the injected-error path's profile. One string, so what the network sends cannot grow it.
+   */
+  private lastPassed: string | undefined;
 
   /** `listenHost`: the address the proxy is bound to; `allowed`: --allow-host names. */
   constructor(
     private readonly listenHost: string,
     allowed: readonly string[] = [],
   ) {
+    this.active = isLoopbackHost(listenHost);
     for (const name of allowed.map((a) =>
       a
         .trim()
@@ -31,16 +39,14 @@ export class HostCheck {
     }
   }
 
-  /** Whether Host is checked at all: only when the proxy listens on loopback. */
-  get active(): boolean {
-    return isLoopbackHost(this.listenHost);
-  }
-
   /** Why a request with this Host is refused, or undefined. No Host (HTTP/1.0) passes: no browser sends that. */
   refusal(host: string | undefined): string | undefined {
-    if (host === undefined || !this.active) return undefined;
+    if (host === undefined || !this.active || host === this.lastPassed) return undefined;
     const name = hostName(host);
-    if (isLoopbackName(name) || this.exact.has(name) || this.suffixes.some((s) => name.endsWith(s))) return undefined;
+    if (isLoopbackName(name) || this.exact.has(name) || this.suffixes.some((s) => name.endsWith(s))) {
+      this.lastPassed = host;
+      return undefined;
+    }
     return `Host "${host.slice(0, 100)}" is not a name of this proxy, which listens on ${this.listenHost}: use a loopback name (127.0.0.1, localhost, [::1]), or start it with --allow-host ${name.slice(0, 100)}`;
   }
 }

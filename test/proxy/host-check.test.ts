@@ -47,6 +47,16 @@ t.test('--allow-host names pass, exactly or as *.subdomains', async (t) => {
   t.equal((await send('proxy.internal.evil.example')).status, 421);
 });
 
+t.test('a Host that passed before does not let a foreign one through after it', async (t) => {
+  const check = new HostCheck('127.0.0.1', ['proxy.internal']);
+  t.equal(check.refusal('localhost:8080'), undefined);
+  t.equal(check.refusal('localhost:8080'), undefined, 'the same Host again');
+  t.match(check.refusal('rebound.example:8080'), /not a name of this proxy/);
+  t.equal(check.refusal('proxy.internal'), undefined);
+  t.match(check.refusal('localhost.evil.example'), /not a name of this proxy/);
+  t.equal(check.refusal('localhost:8080'), undefined);
+});
+
 t.test('listening on another address, every Host passes (its names cannot be known)', async (t) => {
   t.equal(new HostCheck('0.0.0.0').refusal('anything.example'), undefined);
   t.equal(new HostCheck('10.1.2.3').refusal('anything.example'), undefined);
