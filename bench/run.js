@@ -19,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { startChild, stopAllChildren } from './children.js';
 import { measureFirstEvent } from './sse-client.js';
-import { derive, failuresOf, formatReport } from './report.js';
+import { cpuPerRequestUs, derive, failuresOf, formatReport } from './report.js';
+import { cpuMsOf } from './process-cpu.js';
 import { summarizeProfile } from './profile-summary.js';
 import { nginxBinary, startNginx } from './nginx.js';
 import { writeNonMatchingRules } from './rules-scenario.js';
@@ -204,13 +205,19 @@ async function main() {
   const servers = await Promise.all(
     cases.map(async (c) => {
       if (c.nginx) return { url: (await startNginx(nginx, dealerUrl)).url };
-      if (c.child) return { url: (await startChild(c.child, [dealerUrl], { name: c.name })).ready.url };
-      if (!c.scenario) return { url: dealerUrl };
+      if (c.child) {
+        const child = await startChild(c.child, [dealerUrl], { name: c.name });
+        return { url: child.ready.url, pid: child.pid };
+      }
+      if (!c.scenario) return { url: dealerUrl, pid: upstream.pid };
       return startProxy(c.scenario, dealerUrl, proxyExecArgv, c.journal ? journalFile : undefined);
     }),
   );
+  /** The process serving each case, whose CPU per request is read (nginx's workers are not). */
+  const pids = {};
   cases.forEach((c, i) => {
     urls[c.name] = servers[i].url;
+    pids[c.name] = servers[i].pid ?? servers[i].child?.pid;
     if (servers[i].child) caseOfPid.set(servers[i].child.pid, c.name);
     if (c.journal) journalProxy = servers[i];
   });
@@ -227,10 +234,14 @@ async function main() {
   const runs = Object.fromEntries(cases.map((c) => [c.name, []]));
   for (let round = 1; round <= MODE.runs; round++) {
     for (const c of cases) {
+      const cpuBefore = cpuMsOf(pids[c.name]);
       const result = await runLoad(loader, loadOptions(urls[c.name], MODE.seconds, c.fixedRate));
+      const cpuAfter = cpuMsOf(pids[c.name]);
+      if (cpuBefore !== undefined && cpuAfter !== undefined) result.serverCpuMs = cpuAfter - cpuBefore;
       runs[c.name].push(result);
+      const cpu = result.serverCpuMs === undefined ? '' : `, server CPU ${cpuPerRequestUs(result).toFixed(1)} µs/req`;
       log(
-        `round ${round}/${MODE.runs} ${c.name}: ${Math.round(result.reqPerSec)} req/s, p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms`,
+        `round ${round}/${MODE.runs} ${c.name}: ${Math.round(result.reqPerSec)} req/s, p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms${cpu}`,
       );
     }
   }
