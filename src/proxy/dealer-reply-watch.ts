@@ -4,12 +4,16 @@
 import { SseErrorScanner } from '../protocol/reply-kind.js';
 import type { Outcome } from './reply-outcome.js';
 
+/** The member names looked for, as bytes once: a string needle is encoded again on every search. */
+const ERROR_KEY = Buffer.from('"error"');
+const RESULT_KEY = Buffer.from('"result"');
+
 /** Whether the start of a JSON reply has an "error" member before any "result" member. */
 export function looksLikeRpcError(firstChunk: Buffer): boolean {
   const head = firstChunk.length > 512 ? firstChunk.subarray(0, 512) : firstChunk;
-  const error = head.indexOf('"error"');
+  const error = head.indexOf(ERROR_KEY);
   if (error === -1) return false;
-  const result = head.indexOf('"result"');
+  const result = head.indexOf(RESULT_KEY);
   return result === -1 || error < result;
 }
 
