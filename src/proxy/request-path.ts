@@ -1,8 +1,9 @@
 /**
  * The request path, top to bottom: read and classify the request once → decide → pass through
  * untouched, or forward with the plan's changes, or answer instead of the dealer → journal.
- * A reader can follow one request through this file; what each step does to a reply belongs to
- * the effect that asked for it (src/effects/), carried out generically by reply-steps.ts.
+ * A reader can follow one request through this file (the untouched reply's hot path is
+ * pass-through.ts); what each step does to a reply belongs to the effect that asked for it
+ * (src/effects/), carried out generically by reply-steps.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -18,20 +19,18 @@ import { leavesBytesAlone } from '../effects/reply-plan.js';
 import { PASS_THROUGH } from '../engine/decision.js';
 import { buildJournalEntry } from '../journal/build-entry.js';
 import { boundJournalEntry } from '../common/bounds.js';
-import type { UpstreamHead } from './forward.js';
-import type { RawHead } from './raw-forward.js';
 import { endToEndHeaders } from './hop-by-hop.js';
 import { collect, ID_SCAN_BYTES, readBodyWithinLimits, readPrefix } from './body.js';
 import { endConnection, resetConnection } from './connection-faults.js';
 import { sessionOf } from './session-header.js';
 import { BuyerWatch, pipeToBuyer } from './buyer-watch.js';
 import { DealerReplyWatch } from './dealer-reply-watch.js';
+import { passThrough } from './pass-through.js';
 import { noteBroken, noteError, readDealerJson } from './reply-outcome.js';
 import { dealerViolations } from './dealer-check.js';
 import { RULE_HEADER } from './marker-headers.js';
 import { changesLength, injectedSteps, runJsonSteps, runStreamSteps } from './reply-steps.js';
 import { Exchange, type ProxyContext } from './exchange.js';
-import type { ReplyTap } from '../recording/recorder.js';
 import { originFormPath } from './request-target.js';
 import { sendRequestRefused } from './body-limit.js';
 
@@ -97,74 +96,6 @@ async function readAndDecide(x: Exchange): Promise<boolean> {
   x.isCard = (proxy.settings.rewriteCard || x.plan.card !== undefined) && x.request.httpMethod === 'GET' && isAgentCardPath(x.request.path);
   x.buyer = new BuyerWatch(x.res);
   return true;
-}
-
-/** The hot path: no effect changes this reply (a delay may have held it), so its bytes go straight through. */
-function passThrough(x: Exchange): Promise<void> {
-  const { proxy, request, res, outcome, buyer } = x;
-  const { forwarder, rawForwarder } = proxy;
-  const body = x.body.forward;
-  const upstreamStart = performance.now();
-  return new Promise<void>((resolve) => {
-    let watch: DealerReplyWatch | undefined;
-    let tap: ReplyTap | undefined;
-    /** What either client does with the dealer's head before the buyer gets it: the outcome, and the reply's watch. */
-    const begin = (status: number, contentType: string) => {
-      outcome.status = outcome.upstreamStatus = status;
-      outcome.upstreamMs = performance.now() - upstreamStart;
-      // A JSON reply may be the dealer's own error, which the journal names.
-      watch = new DealerReplyWatch(status, contentType, request.kind === 'jsonrpc', request.skill === 'lead.submit');
-    };
-    const sink = {
-      onData: (chunk: Buffer) => {
-        outcome.dealerCopy?.push(chunk);
-        watch?.push(chunk);
-        tap?.push(chunk);
-        return res.write(chunk);
-      },
-      onDrain: (resume: () => void) => res.once('drain', resume),
-      onEnd: () => {
-        res.end();
-        watch?.finish(outcome);
-        tap?.end();
-        resolve();
-      },
-      onError: (err: Error) => {
-        if (res.headersSent) {
-          // The dealer died mid-reply, or went quiet past the proxy's timeout: the buyer sees a broken response.
-          if (!buyer.gone) noteBroken(outcome, err, forwarder.origin);
-          res.destroy(err);
-        } else if (!buyer.gone) x.answerUnreachable(err);
-        resolve();
-      },
-    };
-    const path = forwarder.upstreamPath(request.url);
-    // The fast path needs the body whole (an oversized one streams) and no upgrade asked for.
-    if (rawForwarder && (body === null || Buffer.isBuffer(body)) && request.headers.upgrade === undefined) {
-      rawForwarder.dispatch({ path, method: request.httpMethod, headers: x.upstreamHeaders(), body }, (abort) => buyer.onGone(abort), {
-        ...sink,
-        onHead: (head: RawHead) => {
-          begin(head.statusCode, head.contentType);
-          // The dealer's raw header list as it came (less hop-by-hop headers): no header object is built.
-          res.writeHead(head.statusCode, head.rawHeaders);
-          if (head.contentType.startsWith('text/event-stream')) res.flushHeaders();
-        },
-      });
-      return;
-    }
-    forwarder.dispatch({ path, method: request.httpMethod, headers: x.upstreamHeaders(), body }, (abort) => buyer.onGone(abort), {
-      ...sink,
-      onHead: (head: UpstreamHead) => {
-        const headers = endToEndHeaders(head.headers);
-        const ct = headers['content-type'];
-        begin(head.statusCode, typeof ct === 'string' ? ct : '');
-        outcome.dealerCopy = x.dealerCopyFor(head.statusCode, head.headers);
-        tap = x.tapFor(head.statusCode, headers);
-        res.writeHead(head.statusCode, headers);
-        if (typeof ct === 'string' && ct.startsWith('text/event-stream')) res.flushHeaders();
-      },
-    });
-  });
 }
 
 /** Forwards to the dealer for a reply that the plan (or the card rewrite) changes. */
