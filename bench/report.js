@@ -50,7 +50,6 @@ export function derive(results) {
 
   const pass = byCase['passthrough'];
   const floor = byCase['undici-floor'];
-  const errorCase = byCase['error-every-request'];
   const journal = results.journal;
   const journalWhole = journal.fileLines === journal.requests && journal.journalDropped === 0 && journal.eventsReceived === journal.requests;
   const loadSeconds = results.loadTime.servingMs / 1000;

@@ -4,7 +4,7 @@
  */
 import { buildAapError, newErrorId } from '../protocol/envelopes.js';
 import { EnvelopeTemplate, type EnvelopeBuilder } from '../protocol/envelope-template.js';
-import { AAP_CODE_TABLE, DEFAULT_RETRY_AFTER_MS, PROFILES, VALIDATION_CODES, type AapCode, type Profile } from '../protocol/codes.js';
+import { AAP_CODE_TABLE, DEFAULT_RETRY_AFTER_MS, VALIDATION_CODES, type AapCode, type Profile } from '../protocol/codes.js';
 import type { ErrorSpec, Rule } from '../scenario/types.generated.js';
 import { envelopeReply, type TerminalEffect } from './effect.js';
 
@@ -32,19 +32,17 @@ export function createErrorEffect(rule: Rule): TerminalEffect {
   };
   // Validation codes without errors get them derived from each request (never dropped): no template.
   const templated = !VALIDATION_CODES.has(code);
-  const builders = {} as Record<Profile, EnvelopeBuilder>;
-  const templates = new Map<Profile, EnvelopeTemplate | undefined>();
-  for (const profile of PROFILES)
-    builders[profile] = (id, errorId, now) =>
-      buildAapError(profile, code, id, {
-        message: options.message,
-        retryable: options.retryable,
-        details: options.details,
-        retryAfterMs: options.retryAfterMs,
-        retryAfterSeconds: options.retryAfterSeconds,
-        errorId,
-        now,
-      });
+  /** Per profile, made on first use: the envelope's builder, and its template when one is proven. */
+  const perProfile = new Map<Profile, { build: EnvelopeBuilder; template: EnvelopeTemplate | undefined }>();
+  const forProfile = (profile: Profile) => {
+    let made = perProfile.get(profile);
+    if (!made) {
+      const build: EnvelopeBuilder = (id, errorId, now) => buildAapError(profile, code, id, { ...options, errorId, now });
+      made = { build, template: EnvelopeTemplate.of(build) };
+      perProfile.set(profile, made);
+    }
+    return made;
+  };
   return {
     name: 'error',
     terminal: true,
@@ -52,12 +50,11 @@ export function createErrorEffect(rule: Rule): TerminalEffect {
     decide: (ctx) => {
       if (!templated)
         return { action: envelopeReply(buildAapError(ctx.profile, code, ctx.request.id, { ...options, request: ctx.request })), explain: sentence };
-      const build = builders[ctx.profile];
-      if (!templates.has(ctx.profile)) templates.set(ctx.profile, EnvelopeTemplate.of(build));
+      const { build, template } = forProfile(ctx.profile);
       const errorId = newErrorId();
       const now = Date.now();
       const id = ctx.request.id;
-      return { action: envelopeReply(build(id, errorId, now), 200, templates.get(ctx.profile)?.render(id, errorId, now)), explain: sentence };
+      return { action: envelopeReply(build(id, errorId, now), 200, template?.render(id, errorId, now)), explain: sentence };
     },
   };
 }
