@@ -74,8 +74,8 @@ export type { Scenario, Rule } from './scenario/load.js';
 export type { ProfileSetting } from './proxy/profile.js';
 export type { Profile } from './protocol/codes.js';
 export type { ChangeNotice, DroppedNotice } from './control/events.js';
-export type { AuditEntry } from './journal/audit.js';
-export type { LeverState } from './control/safety-lever.js';
+export type { AuditEntry } from './staging/audit.js';
+export type { LeverState } from './staging/safety-lever.js';
 export { runCheck, type CheckOptions, type CheckReport, type RuleResult, type RuleVerdict } from './check/run-check.js';
 export {
   CONFORMANCE_RULES,

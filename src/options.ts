@@ -8,7 +8,6 @@
  * flag (or option) and the value.
  */
 import { displayUrl } from './common/display-url.js';
-import { ttlMs } from './common/ttl.js';
 
 /** A value that cannot be used; the message names the flag or option and the value. */
 export class OptionError extends Error {
@@ -70,6 +69,21 @@ class Invalid {
 const invalid = (problem: string, item?: { value: unknown }): never => {
   throw new Invalid(problem, item);
 };
+
+const TTL = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A time to live (`?ttl=`, `--max-ttl`): "15m", "1h", "90s", "500ms" or a number of milliseconds,
+ * above zero. Throws an Error whose message is the problem phrase (the caller names the flag or
+ * parameter).
+ */
+export function ttlMs(value: unknown): number {
+  const m = typeof value === 'string' ? TTL.exec(value.trim()) : null;
+  const ms = typeof value === 'number' ? value : m ? Number(m[1]) * UNIT_MS[m[2] ?? 'ms']! : NaN;
+  if (!Number.isFinite(ms) || ms <= 0) throw new Error('is not a duration above zero (use e.g. 15m, 1h, 90s or 500ms)');
+  return ms;
+}
 
 /** A whole number from `min` to `max`, given as a number or as digits; `what` names the range in the refusal. */
 export function wholeNumber(min: number, max: number, what: string): (value: unknown) => number {

@@ -7,7 +7,7 @@
 import { ChaosMetrics } from './control/metrics.js';
 import { EventHub } from './control/events.js';
 import { reloadServerTls } from './control/server-tls.js';
-import type { StagingControls } from './control/staging.js';
+import type { StagingControls } from './staging/controls.js';
 import type { AdminServer } from './control/admin.js';
 import { Journal } from './journal/journal.js';
 import { startDealerSide, type DealerSide } from './runtime/dealer-side.js';

@@ -1,6 +1,6 @@
 /** `aap-chaos audit verify FILE`: check an audit log's hash chain. */
 import type { Argv } from 'yargs';
-import { runAuditVerify } from '../journal/audit-verify-command.js';
+import { runAuditVerify } from '../staging/audit-verify-command.js';
 import type { CommandIo } from './flags.js';
 
 export function auditCommand(io: CommandIo) {

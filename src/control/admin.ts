@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sessionRoutes, sessionQuery } from './session-routes.js';
 import type { ScenarioEngine } from '../engine/decision.js';
-import { ApiError, switchRuleOrRefuse, decodePathSegment, type Call, type ControlSurface, type Route } from './surface.js';
+import type { ControlSurface, Route } from './surface.js';
+import { ApiError, decodePathSegment, type Call } from '../http/routes.js';
 import type { ScenarioSource } from '../scenario/source.js';
 import { listBuiltinScenarios } from '../scenario/builtin.js';
 import { StateStoreError } from '../state/redis-store.js';
@@ -16,9 +17,7 @@ import { bearerTokenMatches, eventsAuthorization } from './auth.js';
 import { adminRequestRefusal } from './admin-guard.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from '../http/listener-limits.js';
 import { createListener, schemeOf, type TlsPair } from '../proxy/tls.js';
-import { actorOf, changeOf, stagingRefusal, stagingRoutes } from './staging-routes.js';
-
-export { ApiError, type Call, type ControlSurface, type Route } from './surface.js';
+import { actorOf, changeOf, stagingRefusal, stagingRoutes, switchRuleOrRefuse } from '../staging/routes.js';
 
 export interface AdminServerOptions {
   host: string;

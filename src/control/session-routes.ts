@@ -4,8 +4,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import { isSessionId } from '../engine/sessions.js';
-import { ApiError, type Route } from './surface.js';
-import { actorOf } from './staging-routes.js';
+import type { Route } from './surface.js';
+import { ApiError } from '../http/routes.js';
+import { actorOf } from '../staging/routes.js';
 
 const PROBLEM = 'a session id is 1 to 128 printable characters without spaces';
 

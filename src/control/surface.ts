@@ -3,7 +3,6 @@
  * status it reports, and the shape of one route. Below both the runtime and the admin server, so
  * neither imports the other for its types.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RuleStatus, ScenarioEngine } from '../engine/decision.js';
 import type { SessionSummary } from '../engine/sessions.js';
 import type { Journal } from '../journal/journal.js';
@@ -15,11 +14,12 @@ import type { ScenarioSource } from '../scenario/source.js';
 import type { EventHub } from './events.js';
 import type { ChaosMetrics } from './metrics.js';
 import type { StateStatus } from '../engine/shared-store.js';
-import type { Actor, ChangeOptions, StagingControls } from './staging.js';
-import type { LeverState } from './safety-lever.js';
-import type { TtlStatus } from '../common/ttl.js';
+import type { Actor, ChangeOptions, StagingControls } from '../staging/controls.js';
+import type { LeverState } from '../staging/safety-lever.js';
+import type { TtlStatus } from '../staging/ttl.js';
+import type { Route as HttpRoute } from '../http/routes.js';
 
-export type { Actor, ChangeOptions } from './staging.js';
+export type { Actor, ChangeOptions } from '../staging/controls.js';
 
 export type { ScenarioInput } from '../scenario/input.js';
 
@@ -83,57 +83,4 @@ export interface ControlSurface {
   report(query?: { session?: string }): Report & { observe?: ObservedSection };
 }
 
-/** An error the API answers with; anything else is a bug and answers 500 without details. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly problems?: string[],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-/** Switches a rule of the scenario in force, or throws the 404 that names the rules there are. */
-export function switchRuleOrRefuse(s: ControlSurface, id: string, enabled: boolean, change?: ChangeOptions): RuleStatus {
-  const engine = s.engine;
-  if (!engine) throw new ApiError(404, `no scenario is loaded, so there is no rule "${id}"`);
-  const rule = s.setRuleEnabled(id, enabled, change);
-  if (!rule)
-    throw new ApiError(
-      404,
-      `no rule "${id}" in scenario ${engine.name}; rules: ${
-        engine
-          .rules()
-          .map((r) => r.id)
-          .join(', ') || '(none)'
-      }`,
-    );
-  return rule;
-}
-
-/**
- * One percent-encoded segment of a route's path (a rule id, a session id), decoded; bad encoding
- * (`%zz`, a cut `%4`, bytes that are not UTF-8) is the caller's mistake: a 400 naming the path.
- */
-export function decodePathSegment(segment: string, route: (raw: string) => string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new ApiError(400, `${route(segment.slice(0, 40))}: bad percent-encoding (write a % as %25; each % is followed by two hex digits of UTF-8)`);
-  }
-}
-
-export interface Call {
-  req: IncomingMessage;
-  res: ServerResponse;
-  url: URL;
-  params: string[];
-}
-
-export interface Route {
-  method: string;
-  path: RegExp;
-  handle(surface: ControlSurface, call: Call): Promise<void> | void;
-}
+export type Route = HttpRoute<ControlSurface>;

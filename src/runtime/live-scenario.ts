@@ -6,7 +6,7 @@
 import type { Decider, RuleStatus, ScenarioEngine } from '../engine/decision.js';
 import { createEngine } from '../engine/engine.js';
 import type { ChaosProxy } from '../proxy/server.js';
-import type { StagingControls } from '../control/staging.js';
+import type { StagingControls } from '../staging/controls.js';
 import type { ChangeOptions } from '../control/surface.js';
 import { formatProblem, type LoadResult, type Scenario } from '../scenario/load.js';
 import { loadScenarioInput, ScenarioRejectedError, type ScenarioInput } from '../scenario/input.js';

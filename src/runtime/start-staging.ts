@@ -1,5 +1,5 @@
 /** The staging controls of a run (safety lever, TTLs, guardrails, audit log), wired to its scenario and proxy. */
-import { StagingControls } from '../control/staging.js';
+import { StagingControls } from '../staging/controls.js';
 import type { Scenario } from '../scenario/load.js';
 import { FleetControl } from '../state/fleet-control.js';
 import type { Front, Sinks } from './front.js';

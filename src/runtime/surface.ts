@@ -3,13 +3,14 @@
  * rule switches, dry run, resets, the report and /status), and the admin API serving it.
  */
 import { startAdminServer, type AdminServer } from '../control/admin.js';
-import type { StagingControls } from '../control/staging.js';
-import { ApiError, type ChangeOptions, type ControlSurface, type RuntimeStatus } from '../control/surface.js';
+import type { StagingControls } from '../staging/controls.js';
+import type { ChangeOptions, ControlSurface, RuntimeStatus } from '../control/surface.js';
+import { ApiError } from '../http/routes.js';
 import type { RuleStatus } from '../engine/decision.js';
 import { ADMIN_LISTENER, listenNamed } from '../http/listen-errors.js';
 import type { ObservedSection } from '../observe/live-grader.js';
 import { REPLAY_TARGET_PREFIX } from '../options.js';
-import { PROXY_ITSELF } from '../control/staging.js';
+import { PROXY_ITSELF } from '../staging/controls.js';
 import { buildReport, type Report } from '../report/report.js';
 import type { Thresholds } from '../report/thresholds.js';
 import type { ScenarioInput } from '../scenario/input.js';

@@ -6,7 +6,8 @@
  * replica that (re)connects reads the current state instead of trusting what it missed.
  */
 import type { Redis } from 'ioredis';
-import { chainEntry, GENESIS, type AuditEntry, type AuditFacts, type SharedAuditChain } from '../journal/audit.js';
+import { chainEntry, GENESIS, type AuditEntry, type AuditFacts } from '../staging/audit.js';
+import type { ControlTopic, SharedStaging, SharedTtl } from '../staging/shared.js';
 import { KEY_PREFIX } from './redis-store.js';
 
 const LEVER_KEY = `${KEY_PREFIX}:lever`;
@@ -19,18 +20,7 @@ const AUDIT_MAX = 100_000;
 /** Optimistic retries of one audit append racing other replicas. */
 const AUDIT_RETRIES = 50;
 
-/** The scenario's time to live as the fleet shares it. */
-export interface SharedTtl {
-  /** The published scenario version it applies to. */
-  version: number;
-  expires_at: number;
-  /** The JSON of the scenario to go back to, or "null" for pass-through. */
-  previous: string;
-}
-
-export type ControlTopic = 'lever' | 'ttl';
-
-export class FleetControl implements SharedAuditChain {
+export class FleetControl implements SharedStaging {
   private subscriber: Redis | undefined;
   private auditConnection: Redis | undefined;
   private auditQueue: Promise<unknown> = Promise.resolve();

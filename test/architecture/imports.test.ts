@@ -134,6 +134,7 @@ export const LAYERS = [
   'check',
   'effects',
   'engine',
+  'staging',
   'state',
   'proxy',
   'control',
@@ -192,4 +193,17 @@ t.test('effects never import the proxy', async (t) => {
     .filter(([from]) => from.startsWith(effects))
     .flatMap(([from, to]) => to.filter((f) => f.startsWith(proxy)).map((f) => `${rel(from)} → ${rel(f)}`));
   t.same(upward, []);
+});
+
+t.test('staging is one layer: below the admin API that serves its routes, above the journal it watches', async (t) => {
+  const staging = path.join(SRC, 'staging') + path.sep;
+  const files = [...graph.keys()].filter((f) => f.startsWith(staging)).map(rel);
+  for (const name of ['safety-lever.ts', 'ttl.ts', 'audit.ts', 'guardrails.ts', 'controls.ts', 'routes.ts'])
+    t.ok(files.includes(path.join('staging', name)), `src/staging/${name}`);
+  t.ok(layerOf(path.join(SRC, 'staging', 'routes.ts')) < layerOf(path.join(SRC, 'control', 'admin.ts')), 'the admin API may import the routes');
+  const journal = path.join(SRC, 'journal') + path.sep;
+  const intoStaging = [...graph]
+    .filter(([from]) => from.startsWith(journal))
+    .flatMap(([from, to]) => to.filter((f) => f.startsWith(staging)).map((f) => `${rel(from)} → ${rel(f)}`));
+  t.same(intoStaging, [], 'the journal knows nothing of staging');
 });

@@ -5,10 +5,37 @@
  * query (`ttlQuery`), and the answers for a change the lever or --max-ttl refuses.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tokenFingerprint } from '../journal/audit.js';
-import { LeverPulledError, type Actor, type ChangeOptions } from './staging.js';
-import { TtlRefusedError, ttlMs } from '../common/ttl.js';
-import { ApiError, switchRuleOrRefuse, type Route } from './surface.js';
+import type { RuleStatus, ScenarioEngine } from '../engine/decision.js';
+import { ApiError, decodePathSegment, type Route } from '../http/routes.js';
+import { ttlMs } from '../options.js';
+import { tokenFingerprint } from './audit.js';
+import { LeverPulledError, type Actor, type ChangeOptions, type StagingControls } from './controls.js';
+import { TtlRefusedError } from './ttl.js';
+
+/** What the staging routes drive: the controls, and the rule switches of the scenario in force. */
+export interface StagingSurface {
+  readonly staging: StagingControls;
+  readonly engine: ScenarioEngine | undefined;
+  setRuleEnabled(id: string, enabled: boolean, change?: ChangeOptions): RuleStatus | undefined;
+}
+
+/** Switches a rule of the scenario in force, or throws the 404 that names the rules there are. */
+export function switchRuleOrRefuse(s: StagingSurface, id: string, enabled: boolean, change?: ChangeOptions): RuleStatus {
+  const engine = s.engine;
+  if (!engine) throw new ApiError(404, `no scenario is loaded, so there is no rule "${id}"`);
+  const rule = s.setRuleEnabled(id, enabled, change);
+  if (!rule)
+    throw new ApiError(
+      404,
+      `no rule "${id}" in scenario ${engine.name}; rules: ${
+        engine
+          .rules()
+          .map((r) => r.id)
+          .join(', ') || '(none)'
+      }`,
+    );
+  return rule;
+}
 
 /** Longest reason or name kept for the lever, so a caller cannot grow /status without bound. */
 const MAX_TEXT = 200;
@@ -52,7 +79,7 @@ function optionalText(body: Record<string, unknown>, key: string): string | unde
 export function stagingRoutes(
   sendJson: (res: ServerResponse, status: number, body: unknown) => void,
   readJsonBody: (req: IncomingMessage) => Promise<unknown>,
-): Route[] {
+): Route<StagingSurface>[] {
   return [
     { method: 'GET', path: /^\/safety-lever$/, handle: (s, { res }) => sendJson(res, 200, s.staging.lever.state) },
     {
@@ -87,12 +114,7 @@ export function stagingRoutes(
       method: 'PUT',
       path: /^\/rules\/([^/]+)\/enabled$/,
       handle: async (s, { req, res, url, params }) => {
-        let id: string;
-        try {
-          id = decodeURIComponent(params[0]!);
-        } catch {
-          throw new ApiError(400, `/rules/${params[0]!.slice(0, 40)}/enabled: the rule id is not valid percent-encoding`);
-        }
+        const id = decodePathSegment(params[0]!, (raw) => `/rules/${raw}/enabled`);
         const body = await readJsonBody(req);
         const enabled = typeof body === 'boolean' ? body : (body as { enabled?: unknown } | null)?.enabled;
         if (typeof enabled !== 'boolean') throw new ApiError(400, 'the body must be true, false, {"enabled": true} or {"enabled": false}');

@@ -5,15 +5,13 @@
  * change may happen, records it, and undoes it when its time runs out.
  */
 import type { RuleStatus } from '../engine/decision.js';
-import { AuditLog, scenarioSha, type AuditAction, type AuditEntry } from '../journal/audit.js';
 import type { JournalEntry, RequestObserver } from '../journal/entry.js';
-import { GuardrailWatch, type GuardrailBreach } from '../journal/guardrails.js';
 import type { Guardrail } from '../scenario/types.generated.js';
-import type { FleetControl } from '../state/fleet-control.js';
-import type { EventHub } from './events.js';
-import type { ChaosMetrics } from './metrics.js';
+import { AuditLog, scenarioSha, type AuditAction, type AuditEntry } from './audit.js';
+import { GuardrailWatch, type GuardrailBreach } from './guardrails.js';
 import { SafetyLever, type LeverState } from './safety-lever.js';
-import { effectiveTtl, formatMs, TtlTimers, type TtlStatus } from '../common/ttl.js';
+import type { SharedStaging } from './shared.js';
+import { effectiveTtl, formatMs, TtlTimers, type TtlStatus } from './ttl.js';
 
 /** Who asked for a change: the admin client (address, token fingerprint, name given) or the proxy itself. */
 export interface Actor {
@@ -41,8 +39,9 @@ export class LeverPulledError extends Error {
 export interface StagingHost {
   replica?: string;
   log(line: string): void;
-  hub: EventHub;
-  metrics: ChaosMetrics;
+  /** Where a change that is not a request is announced (/events). */
+  hub: { notice(notice: { event: string; message: string; replica?: string }): void };
+  metrics: { guardrailBreached(guardrail: string): void };
   /** The scenario in force (its definition and fleet version), or undefined for pass-through. */
   current(): { definition: unknown; name: string; version?: number } | undefined;
   /** Puts a definition back in force (null: pass-through), publishing it in a fleet; never refused by the lever. */
@@ -58,7 +57,7 @@ export interface StagingOptions {
   auditFile?: string;
   maxTtlMs?: number;
   /** The fleet's shared lever, TTL and audit chain; absent without Redis. */
-  shared?: FleetControl;
+  shared?: SharedStaging;
 }
 
 const describeActor = (a: Actor): string => a.by ?? ([a.remote, a.token].filter(Boolean).join(' ') || 'the proxy');

@@ -5,7 +5,7 @@
  * and refuses new scenarios and rule switches until it is released. Without a shared store it
  * acts on this process alone.
  */
-import type { FleetControl } from '../state/fleet-control.js';
+import type { SharedStaging } from './shared.js';
 
 export interface LeverState {
   pulled: boolean;
@@ -27,7 +27,7 @@ export class SafetyLever {
   /** `apply` is told each time the lever's position changes here (pulled → dry run forced). */
   constructor(
     private readonly apply: (state: LeverState) => void,
-    private readonly shared?: FleetControl,
+    private readonly shared?: SharedStaging,
   ) {}
 
   get state(): LeverState {

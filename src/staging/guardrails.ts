@@ -9,7 +9,7 @@
  * the buyer saw it.
  */
 import type { Guardrail } from '../scenario/types.generated.js';
-import type { JournalEntry, RequestObserver } from './entry.js';
+import type { JournalEntry, RequestObserver } from '../journal/entry.js';
 
 export interface GuardrailBreach {
   name: string;

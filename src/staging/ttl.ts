@@ -1,22 +1,9 @@
 /**
  * Times to live of runtime changes: a scenario loaded with `?ttl=` or a rule switched with one
  * goes back by itself when its time runs out. This file keeps the timers and what /status shows
- * of them; what "going back" means is the caller's.
+ * of them; what "going back" means is the caller's. Reading a TTL's text is `ttlMs` in
+ * `src/options.ts`, beside the other value parsers, since `--max-ttl` reads it too.
  */
-
-const TTL = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/**
- * A time to live: "15m", "1h", "90s", "500ms" or a number of milliseconds, above zero. Throws an
- * Error whose message is the problem phrase (the caller names the flag or parameter).
- */
-export function ttlMs(value: unknown): number {
-  const m = typeof value === 'string' ? TTL.exec(value.trim()) : null;
-  const ms = typeof value === 'number' ? value : m ? Number(m[1]) * UNIT_MS[m[2] ?? 'ms']! : NaN;
-  if (!Number.isFinite(ms) || ms <= 0) throw new Error('is not a duration above zero (use e.g. 15m, 1h, 90s or 500ms)');
-  return ms;
-}
 
 export interface TtlStatus {
   /** `scenario` or `rule:ID`. */
