@@ -268,8 +268,10 @@ async function truncateDealerReply(x: Exchange, action: Extract<TerminalAction, 
 function record(x: Exchange): void {
   const { proxy, request, outcome, res } = x;
   if (proxy.observers.length === 0 && x.trace === undefined) return;
-  // A refused request's reply (if any) went out on the socket, not through `res`.
-  const aborted = x.refusal ? x.refusal.status === 0 : !res.writableFinished;
+  // A refused request's reply (if any) went out on the socket, not through `res`. The reply is
+  // whole when it was ended and the buyer did not leave first: `writableFinished` is no test of
+  // that, since Node 24 sets it only once 'finish' is emitted, a tick after the last write.
+  const aborted = x.refusal ? x.refusal.status === 0 : x.buyer.gone || !res.writableEnded;
   // A reply cut short still had the status line the buyer received (a stream it left after 200 and events is a 200).
   const status = aborted && !res.headersSent ? 0 : (outcome.status ?? res.statusCode);
   const durationMs = performance.now() - x.t0;
