@@ -49,6 +49,13 @@ const CASES = [
   { name: 'undici-floor', label: 'floor: minimal undici forwarder (no proxy features)', child: './floor-child.js', expect: 'dealer' },
   { name: 'error-floor', label: 'floor: plain node:http INTERNAL_ERROR server (parse, fresh ULID)', child: './error-floor-child.js', expect: 'error' },
   { name: 'passthrough', label: 'proxy, passthrough scenario', scenario: 'passthrough.yaml', expect: 'dealer' },
+  {
+    name: 'passthrough-undici',
+    label: 'proxy, passthrough scenario, fast path off (fastPath: false: every exchange over undici)',
+    scenario: 'passthrough.yaml',
+    expect: 'dealer',
+    env: { AAP_CHAOS_BENCH_FAST_PATH: '0' },
+  },
   { name: 'rules-1000', label: 'proxy, 1,000 non-matching rules', scenario: 'rules-1000.yaml', expect: 'dealer' },
   { name: 'body-pointer-noop', label: 'proxy, body-pointer rule that changes nothing', scenario: 'body-pointer-noop.yaml', expect: 'dealer' },
   { name: 'error-every-request', label: 'proxy, error: INTERNAL_ERROR (no dealer call)', scenario: 'error-every-request.yaml', expect: 'error' },
@@ -109,11 +116,12 @@ async function runLoad(loader, options) {
   return reply.result;
 }
 
-async function startProxy(scenario, target, execArgv, journalFile) {
+async function startProxy(scenario, target, execArgv, journalFile, env) {
   const file = path.isAbsolute(scenario) ? scenario : path.join(here, 'scenarios', scenario);
   const child = await startChild('./proxy-child.js', [target, file, ...(journalFile ? [journalFile] : [])], {
     execArgv,
-    name: `proxy (${path.basename(scenario)})`,
+    env,
+    name: `proxy (${path.basename(scenario)}${env ? `, ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''})`,
   });
   return { child, url: child.ready.url, adminUrl: child.ready.adminUrl };
 }
@@ -210,7 +218,7 @@ async function main() {
         return { url: child.ready.url, pid: child.pid };
       }
       if (!c.scenario) return { url: dealerUrl, pid: upstream.pid };
-      return startProxy(c.scenario, dealerUrl, proxyExecArgv, c.journal ? journalFile : undefined);
+      return startProxy(c.scenario, dealerUrl, proxyExecArgv, c.journal ? journalFile : undefined, c.env);
     }),
   );
   /** The process serving each case, whose CPU per request is read (nginx's workers are not). */
