@@ -57,7 +57,22 @@ export async function handleRequest(proxy: ProxyContext, req: IncomingMessage, r
     if (!req.complete) void endConnection(res);
     proxy.replyDone();
   }
+  const out = replyOut(res);
+  if (out) await out;
   record(x);
+}
+
+/**
+ * Settles once the reply is out or the buyer has gone; undefined when either has already
+ * happened. `res.end()` of a whole reply finished at once on Node 20 and 22, but on Node 24 the
+ * write may still be with the socket when it returns, and the journal would say the buyer left.
+ */
+function replyOut(res: ServerResponse): Promise<void> | undefined {
+  if (res.writableFinished || res.destroyed) return undefined;
+  return new Promise((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
 }
 
 /** False when the proxy refused the request (or lost it) while reading its body: nothing to decide. */
