@@ -144,6 +144,7 @@ export const LAYERS = [
   'index.ts',
   'exam',
   'fleet',
+  'mcp',
   'commands',
   'cli.ts',
 ];
