@@ -14,6 +14,13 @@ import { skillRequest } from '../helpers/servers.js';
 // The three parts below share nothing (each starts its own processes on free ports): run them at once.
 t.jobs = 3;
 
+/**
+ * How long one request may wait for its answer: the server's start (a proxy, the SDK) answers
+ * `initialize`, and on a machine busy with other test files that took up to a minute, the SDK's
+ * own limit. Tap's 180 s per file stays the outer bound.
+ */
+const REQUEST = { timeout: 170_000 };
+
 interface McpSession {
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult & { structuredContent?: any }>;
   client: Client;
@@ -21,8 +28,10 @@ interface McpSession {
   stderr(): string;
   /** Errors the client saw on the wire: a line on stdout that is not a protocol message would be one. */
   wireErrors: Error[];
-  /** Closes stdin (as a host does) and resolves once the process is gone. */
+  /** Closes stdin (as a host does) and resolves once the process has exited. */
   close(): Promise<void>;
+  /** Whether the server process is gone. */
+  gone(): boolean;
 }
 
 /** Spawns `aap-chaos mcp ARGS` the way a host does, with only the given variables set. */
@@ -33,21 +42,28 @@ async function connect(t: Test, args: string[], env: Record<string, string> = {}
   const client = new Client({ name: 'aap-chaos-test', version: '1.0.0' });
   const wireErrors: Error[] = [];
   client.onerror = (e) => wireErrors.push(e);
-  await client.connect(transport);
+  // The transport reports its close once the process has exited (after closing stdin it would
+  // signal a server that lingers, but never leaves one behind).
+  const exited = new Promise<void>((resolve) => (client.onclose = resolve));
+  await client.connect(transport, REQUEST);
   const pid = transport.pid!;
   let closed: Promise<void> | undefined;
-  const close = () =>
-    (closed ??= client.close().then(() => {
-      // The transport waits for the process to end (it would signal it after 2 s); it must be gone now.
-      t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the server process is gone');
-    }));
+  const close = () => (closed ??= client.close().then(() => exited));
   t.teardown(close);
   return {
-    call: (name, args = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult & { structuredContent?: any }>,
+    call: (name, args = {}) => client.callTool({ name, arguments: args }, undefined, REQUEST) as Promise<CallToolResult & { structuredContent?: any }>,
     client,
     stderr: () => stderr,
     wireErrors,
     close,
+    gone: () => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch (e) {
+        return (e as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    },
   };
 }
 
@@ -86,7 +102,7 @@ t.test('a proxy of its own: tools, resources, a buyer graded, a bad scenario ref
   const mcp = await connect(t, ['--port', '0', '--admin-port', '0']);
 
   t.test('lists every tool with a bounded input schema and an output schema, and the resources', async (t) => {
-    const { tools } = await mcp.client.listTools();
+    const { tools } = await mcp.client.listTools(undefined, REQUEST);
     t.same(
       tools.map((tool) => tool.name),
       TOOL_NAMES,
@@ -99,16 +115,16 @@ t.test('a proxy of its own: tools, resources, a buyer graded, a bad scenario ref
     }
     t.equal((tools.find((tool) => tool.name === 'journal')!.inputSchema.properties as any).limit.maximum, 200);
 
-    const { resources } = await mcp.client.listResources();
+    const { resources } = await mcp.client.listResources(undefined, REQUEST);
     const uris = resources.map((r) => r.uri);
     t.ok(uris.includes('aap-chaos://schema/scenario.schema.json'));
     t.ok(uris.includes('aap-chaos://docs/scenarios.md'));
     t.ok(uris.includes('aap-chaos://scenarios/rate-limit-storm.yaml'));
-    const schema = await mcp.client.readResource({ uri: 'aap-chaos://schema/scenario.schema.json' });
+    const schema = await mcp.client.readResource({ uri: 'aap-chaos://schema/scenario.schema.json' }, REQUEST);
     t.ok(JSON.parse((schema.contents[0] as { text: string }).text).$defs.Rule, 'the schema, with its rule definition');
-    const builtin = await mcp.client.readResource({ uri: 'aap-chaos://scenarios/rate-limit-storm.yaml' });
+    const builtin = await mcp.client.readResource({ uri: 'aap-chaos://scenarios/rate-limit-storm.yaml' }, REQUEST);
     t.match((builtin.contents[0] as { text: string }).text, /scenario: rate-limit-storm/);
-    await t.rejects(mcp.client.readResource({ uri: 'aap-chaos://scenarios/../../package.json' }), 'only the listed resources can be read');
+    await t.rejects(mcp.client.readResource({ uri: 'aap-chaos://scenarios/../../package.json' }, REQUEST), 'only the listed resources can be read');
   });
 
   const status = (await mcp.call('status')).structuredContent;
@@ -296,6 +312,7 @@ t.test('a proxy of its own: tools, resources, a buyer graded, a bad scenario ref
     t.match(mcp.stderr(), /proxy on http:\/\/127\.0\.0\.1:\d+ -> embedded mock dealer/);
     t.match(mcp.stderr(), /aap-chaos mcp: serving tools on stdio for the proxy at http:\/\/127\.0\.0\.1:\d+/);
     await mcp.close();
+    t.ok(mcp.gone(), 'the server process is gone');
   });
 });
 
@@ -326,13 +343,25 @@ t.test('attach mode: the admin token decides, and no result carries it', async (
   t.notMatch(everything, TOKEN);
   t.notMatch(everything, 'not-the-token');
   await Promise.all([right.close(), wrong.close()]);
+  t.ok(right.gone() && wrong.gone(), 'both server processes are gone');
 });
 
-t.test('attach mode takes no run flags, and --admin must be a plain URL', async (t) => {
-  const [withTarget, withCredentials] = await Promise.all([
+t.test('the server ends when the host closes stdin; attach mode takes no run flags, and --admin must be a plain URL', async (t) => {
+  // cli() gives the process an empty stdin: a server that waits for nothing more must end by itself, exit 0.
+  const [attached, own, withTarget, withCredentials] = await Promise.all([
+    cli(['mcp', '--admin', 'http://127.0.0.1:9']),
+    cli(['mcp', '--port', '0', '--admin-port', '0']),
     cli(['mcp', '--admin', 'http://127.0.0.1:9', '--target', 'http://127.0.0.1:9']),
     cli(['mcp', '--admin', 'http://user:secret@127.0.0.1:9']),
   ]);
+  for (const [run, what] of [
+    [attached, 'attached'],
+    [own, 'with a proxy of its own, which it stops'],
+  ] as const) {
+    t.equal(run.code, 0, `${what}: exit 0, by itself (a signal would leave no code)`);
+    t.equal(run.out, '', `${what}: nothing on stdout but the protocol`);
+  }
+  t.match(own.err, /aap-chaos mcp: serving tools on stdio for the proxy at http:\/\/127\.0\.0\.1:\d+/);
   t.equal(withTarget.code, 2);
   t.match(withTarget.err, /^aap-chaos: --target: not with --admin/);
   t.equal(withTarget.out, '', 'nothing on stdout');
