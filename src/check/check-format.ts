@@ -12,7 +12,8 @@ function table(rows: string[][]): string[] {
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
 }
 
-function evidenceLine(rule: RuleResult): string {
+/** One line of what a rule's verdict rests on: the first violation of a FAIL. */
+export function evidenceLine(rule: RuleResult): string {
   if (rule.verdict === 'NOT CHECKED') return rule.note ?? '';
   if (rule.verdict === 'PASS') return `held in: ${[...new Set(rule.evidence.map((e) => e.probe))].join(', ')}`;
   const first = rule.evidence[0]!;

@@ -3,7 +3,6 @@
  * say how to reach it, watch files when asked, and close in order on a signal. Loaded by
  * commands/proxy.ts only when the proxy runs.
  */
-import { readFileSync } from 'node:fs';
 import { reloadTlsOn } from '../control/tls-reload.js';
 import { startFleetCommand } from '../fleet/fleet-command.js';
 import { reportToPrimary, workerIndex } from '../fleet/workers.js';
@@ -11,26 +10,12 @@ import { formatReport } from '../report/format.js';
 import { closeOnSignals, startRuntime, type Runtime, type RuntimeOptions } from '../runtime.js';
 import { configureScenarioLimits, formatProblem, resolveScenarioRef } from '../scenario/load.js';
 import { watchScenarioFile } from '../scenario/watch.js';
-import type { MOCK_OPTIONS, OptionValues, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS } from '../options.js';
 import type { CommandIo } from './flags.js';
-
-/** The proxy command's flags, checked. */
-export interface ProxyFlagValues {
-  limits: OptionValues<typeof SCENARIO_LIMIT_OPTIONS>;
-  run: OptionValues<typeof RUN_OPTIONS>;
-  mock: OptionValues<typeof MOCK_OPTIONS>;
-  workers: number;
-}
+import { proxyRuntimeOptions, type ProxyFlagValues } from './proxy-options.js';
 
 export async function runProxy(argv: Record<string, any>, { limits, run, mock, workers }: ProxyFlagValues, io: CommandIo): Promise<void> {
   configureScenarioLimits(limits);
-  const opts: RuntimeOptions = {
-    ...run,
-    scenario: argv.scenario,
-    mock,
-    dealerTls: { ca: argv.ca === undefined ? undefined : readCaFile(argv.ca, io), insecure: argv.insecure },
-    log: io.out,
-  };
+  const opts = proxyRuntimeOptions(argv, { run, mock }, io, io.out);
   // --workers N: the primary forks and supervises; each worker goes on below as one replica.
   if ((await startFleetCommand(workers, opts, io)) === 'primary') return;
   // --watch with TLS files and no scenario file watches the certificates alone.
@@ -59,17 +44,6 @@ export async function runProxy(argv: Record<string, any>, { limits, run, mock, w
     },
     { log: io.out },
   );
-}
-
-/** --ca FILE: read once at start; a missing or unreadable file is a usage error naming the flag. */
-function readCaFile(file: string, io: CommandIo): string {
-  try {
-    const pem = readFileSync(file, 'utf8');
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) io.fail(`--ca: ${file} holds no PEM certificate ("-----BEGIN CERTIFICATE-----")`);
-    return pem;
-  } catch (e) {
-    io.fail(`--ca: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
 }
 
 /** Checked before anything starts: a watch that could never fire is a mistake, not a no-op. */

@@ -8,6 +8,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { RequestObserver } from './entry.js';
 import type { JournalEntry } from './entry.js';
 import { journalLine } from './line.js';
+import type { ReplyOutcome } from './outcome.js';
 import { LineRing } from './line-ring.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;
@@ -33,8 +34,36 @@ export interface JournalQuery {
   since?: string;
   /** At most this many, the oldest first. */
   limit?: number;
+  /** At most this many, the newest (still listed oldest first); with `limit`, the newest of those. */
+  last?: number;
   /** Only entries of this session (`default`: those that named none). */
   session?: string;
+  /** Only entries whose fields hold these values (a rule: one that fired). */
+  match?: JournalMatch;
+}
+
+/** What a reader may look for in journal lines; every field given must hold. */
+export interface JournalMatch {
+  skill?: string;
+  outcome?: ReplyOutcome;
+  client?: string;
+  /** A rule that fired on the request. */
+  rule?: string;
+}
+
+/** The first `limit`, then the last `last` of those. */
+function takeSome<T>(items: T[], { limit, last }: JournalQuery): T[] {
+  const first = limit === undefined ? items : items.slice(0, limit);
+  return last === undefined ? first : first.slice(Math.max(0, first.length - last));
+}
+
+function matches(entry: JournalEntry, match: JournalMatch): boolean {
+  return (
+    (match.skill === undefined || entry.skill === match.skill) &&
+    (match.outcome === undefined || entry.outcome === match.outcome) &&
+    (match.client === undefined || entry.client === match.client) &&
+    (match.rule === undefined || entry.fired.includes(match.rule))
+  );
 }
 
 export class Journal implements RequestObserver {
@@ -100,8 +129,11 @@ export class Journal implements RequestObserver {
       const found = at.findIndex((i) => ring.idOf(i) === since);
       at = found >= 0 ? at.slice(found + 1) : at.filter((i) => ring.idOf(i) > since);
     }
-    if (query.limit !== undefined) at = at.slice(0, query.limit);
-    return at.map((i) => ring.line(i));
+    const { match } = query;
+    // Only a query that looks inside the lines pays for reading every one of them.
+    if (match === undefined || Object.values(match).every((v) => v === undefined)) return takeSome(at, query).map((i) => ring.line(i));
+    const lines = at.map((i) => ring.line(i)).filter((line) => matches(JSON.parse(line) as JournalEntry, match));
+    return takeSome(lines, query);
   }
 
   /** Entries of one session (`default`: those that named none), in finishing order. */
