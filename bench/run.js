@@ -121,7 +121,7 @@ async function startProxy(scenario, target, execArgv, journalFile, env) {
   const child = await startChild('./proxy-child.js', [target, file, ...(journalFile ? [journalFile] : [])], {
     execArgv,
     env,
-    name: `proxy (${path.basename(scenario)}${env ? `, ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''})`,
+    name: `proxy (${path.basename(scenario)}${env ? ', fast path off' : ''})`,
   });
   return { child, url: child.ready.url, adminUrl: child.ready.adminUrl };
 }
