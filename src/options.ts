@@ -331,14 +331,14 @@ export const RUN_OPTIONS = {
     flag: 'rewrite-card',
     type: 'boolean',
     default: true,
-    describe:
-      "point the agent card interface URLs at the proxy (--no-rewrite-card passes the card untouched, the dealer's signatures with it); signatures the rewrite breaks are removed, or signed again with --card-signing-key",
+    describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)',
     parse: boolean,
   },
   cardSigningKey: {
     flag: 'card-signing-key',
     type: 'string',
-    describe: `private key (PKCS#8 PEM or JWK file; EC P-256, Ed25519 or RSA) that signs every agent card served (A2A v1.0 card signatures); its public half is served at /.well-known/aap-chaos/jwks.json`,
+    describe:
+      'private key (PKCS#8 PEM or JWK file; EC P-256, Ed25519 or RSA) that signs every agent card served (A2A v1.0 card signatures); its public half is at /.well-known/aap-chaos/jwks.json. Without it, dealer signatures the card rewrite breaks are removed',
     parse: keyFileOrJwk,
   },
   dryRun: { flag: 'dry-run', type: 'boolean', default: false, describe: 'decide and journal faults, but change nothing', parse: boolean },
