@@ -45,7 +45,9 @@ export async function forgeCardSignature(
   const { key } = material;
   switch (fault) {
     case 'strip':
-      return withoutSignatures(card);
+      if (signaturesOf(card).length > 0) return withoutSignatures(card);
+      notes.push('card signature strip not applied: the card carries no signature to strip');
+      return undefined;
     case 'unknown-key':
       return signCard(withoutSignatures(card), await throwawayLike(key));
     case 'wrong-alg':
