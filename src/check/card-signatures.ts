@@ -40,7 +40,9 @@ async function fetchBounded(url: URL): Promise<string> {
     res = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(FETCH_MS), headers: { accept: 'application/jwk-set+json, application/json' } });
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };
-    throw new KeyFileError(`${FLAG}: cannot fetch ${url.href} (${err.name === 'TimeoutError' ? `no reply within ${FETCH_MS} ms` : (err.cause?.code ?? err.message)})`);
+    throw new KeyFileError(
+      `${FLAG}: cannot fetch ${url.href} (${err.name === 'TimeoutError' ? `no reply within ${FETCH_MS} ms` : (err.cause?.code ?? err.message)})`,
+    );
   }
   if (res.status !== 200) throw new KeyFileError(`${FLAG}: ${url.href} answered HTTP ${res.status}`);
   const chunks: Uint8Array[] = [];

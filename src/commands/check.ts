@@ -28,7 +28,8 @@ export function checkCommand(io: CommandIo) {
         .option('rpc-url', { type: 'string', describe: "JSON-RPC URL to probe (default: the card's JSONRPC interface path on --target)" })
         .option('card-key', {
           type: 'string',
-          describe: "verify the card's signatures with this key (PEM, JWK or JWK set file) or JWKS URL (loopback or the target's origin); without it a signed card is reported signed, not verified",
+          describe:
+            "verify the card's signatures with this key (PEM, JWK or JWK set file) or JWKS URL (loopback or the target's origin); without it a signed card is reported signed, not verified",
         })
         .option('probe-rate-limit', { type: 'boolean', default: false, describe: 'also send repeated calls until the dealer answers RATE_LIMITED' })
         .option('json', { type: 'boolean', default: false, describe: 'print the result, with the wire record, as JSON' })

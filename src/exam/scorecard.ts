@@ -132,7 +132,13 @@ export function buildScorecard(
   runs: ExamRun[],
   opts: { requireExit0: boolean; allowIncomplete?: boolean; optIn?: readonly CheckName[] },
 ): Scorecard {
-  const checks: ExamCheck[] = [...gradedNames(runs.map((r) => r.report), opts.optIn ?? []), ...(opts.requireExit0 ? [EXIT_CHECK as ExamCheck] : [])];
+  const checks: ExamCheck[] = [
+    ...gradedNames(
+      runs.map((r) => r.report),
+      opts.optIn ?? [],
+    ),
+    ...(opts.requireExit0 ? [EXIT_CHECK as ExamCheck] : []),
+  ];
   const summary = { pass: 0, fail: 0, flaky: 0, not_exercised: 0, not_applicable: 0 };
   const scenarios = battery.map(({ name, ref }): ScenarioCard => {
     const own = runs.filter((r) => r.scenario === name).sort((a, b) => a.trial - b.trial);

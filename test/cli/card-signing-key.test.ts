@@ -15,7 +15,12 @@ const cli = (args: string[]) => runCli(['--port', '0', '--admin-port', '0', ...a
 t.test('the start-up lines name the key and where its public half is served', async (t) => {
   const { file } = await keyFile(t, 'ES256');
   const run = await cli(['--card-signing-key', file]);
-  t.match(run.out, new RegExp(`agent cards signed with --card-signing-key ${file} \\(ES256, kid [A-Za-z0-9_-]{43}\\); public key at http://127\\.0\\.0\\.1:\\d+/\\.well-known/aap-chaos/jwks\\.json`));
+  t.match(
+    run.out,
+    new RegExp(
+      `agent cards signed with --card-signing-key ${file} \\(ES256, kid [A-Za-z0-9_-]{43}\\); public key at http://127\\.0\\.0\\.1:\\d+/\\.well-known/aap-chaos/jwks\\.json`,
+    ),
+  );
 });
 
 t.test('a key file that cannot sign cards is one line, exit 2', async (t) => {
@@ -35,7 +40,11 @@ t.test('a key file that cannot sign cards is one line, exit 2', async (t) => {
     ['--card-signing-key', fifo, /is a FIFO \(named pipe\), not a regular file; a key is read from a regular file only$/],
     ['--card-signing-key', write('big.pem', Buffer.alloc(70_000, 'a')), /is 70000 bytes, more than a key file holds \(65536 at most\)$/],
     ['--card-signing-key', write('notes.txt', 'hello'), /holds neither a PKCS#8 PEM private key .* nor a JWK$/],
-    ['--card-signing-key', write('pub.pem', es.publicKey.export({ type: 'spki', format: 'pem' }) as string), /holds a public key: signing needs the private key$/],
+    [
+      '--card-signing-key',
+      write('pub.pem', es.publicKey.export({ type: 'spki', format: 'pem' }) as string),
+      /holds a public key: signing needs the private key$/,
+    ],
     ['--card-signing-key', write('pub.jwk', JSON.stringify(es.publicKey.export({ format: 'jwk' }))), /holds a public JWK: signing needs the private key/],
     ['--card-signing-key', write('sec1.pem', es.privateKey.export({ type: 'sec1', format: 'pem' }) as string), /holds a EC PRIVATE KEY, not PKCS#8/],
     ['--card-signing-key', write('p384.pem', p384.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string), /unsupported curve secp384r1/],

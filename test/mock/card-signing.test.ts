@@ -30,7 +30,12 @@ t.test('the embedded mock behind the proxy signs with --mock-sign-card, and the 
   const card = await buyer.getAgentCard(undefined, sdk.verify as never);
   t.equal(card.supportedInterfaces[0]!.url, `${runtime.url}/a2a`, 'through the proxy');
   t.equal(card.signatures.length, 1, "the mock's signature, broken by the rewrite, was replaced by the proxy's");
-  t.match(lines.join('\n'), new RegExp(`agent cards signed with the embedded mock's key \\(--mock-sign-card ${file}\\) \\(ES256, kid \\S+\\); public key at ${runtime.url}${CARD_JWKS_PATH}`));
+  t.match(
+    lines.join('\n'),
+    new RegExp(
+      `agent cards signed with the embedded mock's key \\(--mock-sign-card ${file}\\) \\(ES256, kid \\S+\\); public key at ${runtime.url}${CARD_JWKS_PATH}`,
+    ),
+  );
   t.equal(runtime.journal.all().find((e) => e.path === '/.well-known/agent-card.json')!.card_signatures, 'signed');
 });
 

@@ -97,5 +97,9 @@ t.test('the exam shows and requires card-trust only when asked to', async (t) =>
 
 t.test('its requirement cites A2A v1.0, not the AAP seed, and says so', async (t) => {
   const row = listRequirements().find((r) => r.check === 'card-trust')!;
-  t.match(row, { id: 'AAP-BUYER-012', level: 'SHOULD', seed: { section: /^A2A v1\.0 §8\.4\.3 .*not the AAP seed/, quote: 'Clients SHOULD verify at least one signature before trusting an Agent Card' } });
+  t.match(row, {
+    id: 'AAP-BUYER-012',
+    level: 'SHOULD',
+    seed: { section: /^A2A v1\.0 §8\.4\.3 .*not the AAP seed/, quote: 'Clients SHOULD verify at least one signature before trusting an Agent Card' },
+  });
 });

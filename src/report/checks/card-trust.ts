@@ -23,7 +23,10 @@ export const cardTrustCheck: Check = {
     id: 'AAP-BUYER-012',
     level: 'SHOULD',
     profiles: ['1.3', '2.0'],
-    seed: { section: 'A2A v1.0 §8.4.3 Signature Verification (A2A itself, not the AAP seed)', quote: 'Clients SHOULD verify at least one signature before trusting an Agent Card' },
+    seed: {
+      section: 'A2A v1.0 §8.4.3 Signature Verification (A2A itself, not the AAP seed)',
+      quote: 'Clients SHOULD verify at least one signature before trusting an Agent Card',
+    },
   },
   // Graded where signed cards are in play: a line says what became of a card's signatures.
   optIn: { shownBy: (entries) => entries.some((e) => e.card_signatures !== undefined) },
@@ -33,7 +36,9 @@ export const cardTrustCheck: Check = {
     if (forged.length === 0)
       return cards.some((c) => c.card_signatures !== undefined)
         ? notExercised('no card with a forged or missing signature reached this client')
-        : notApplicable('no signed agent card was served to this client (aap-chaos exam --card-trust, or a proxy with --card-signing-key and a signature fault)');
+        : notApplicable(
+            'no signed agent card was served to this client (aap-chaos exam --card-trust, or a proxy with --card-signing-key and a signature fault)',
+          );
     const trusted = requests.filter((r) => r.skill !== undefined).map((call) => ({ call, card: cardBefore(cards, call) }));
     const misplaced = trusted.filter(({ card }) => card !== undefined && isForgedSignatureState(card.card_signatures));
     if (misplaced.length > 0) {
