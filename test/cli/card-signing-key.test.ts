@@ -1,13 +1,15 @@
 // --card-signing-key and --mock-sign-card: the start-up lines name the key and the JWKS; a key
 // file that cannot sign cards (missing, a FIFO, too large, not a key, a public key, an
 // unsupported curve or type) is refused with one line naming the flag and the file, exit 2,
-// before anything listens.
+// before anything listens. Every case is checked through the loader the run uses, in this process,
+// and a few through the command line (one process per case would take minutes on a loaded machine).
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli as runCli } from '../helpers/cli-run.js';
+import { KeyFileError, loadCardSigningKey } from '../../src/common/card-key-file.js';
 import { keyFile, tempDir } from '../helpers/card-signing.js';
 
 const cli = (args: string[]) => runCli(['--port', '0', '--admin-port', '0', ...args], { killWhenOut: 'public key at' });
@@ -50,11 +52,24 @@ t.test('a key file that cannot sign cards is one line, exit 2', async (t) => {
     ['--card-signing-key', write('p384.pem', p384.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string), /unsupported curve secp384r1/],
     ['--mock-sign-card', write('x25519.pem', x25519.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string), /unsupported type x25519/],
   ];
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   for (const [flag, file, message] of cases) {
+    const refused = await loadCardSigningKey(file, flag).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    t.ok(refused instanceof KeyFileError, `${path.basename(file)}: refused`);
+    const text = (refused as Error).message;
+    t.equal(text.split('\n').length, 1, `${path.basename(file)}: one line`);
+    t.match(text, new RegExp(`^${flag}: ${escaped(file)} `), `${path.basename(file)}: names the flag and the file`);
+    t.match(text, message);
+  }
+  // Through the command line: exit 2, the one line, nothing listening (a FIFO must not hang it).
+  for (const [flag, file, message] of [cases[1]!, cases[4]!, cases[8]!]) {
     const run = await cli([flag, file]);
     t.equal(run.code, 2, `${path.basename(file)}: exit 2`);
     t.equal(run.err.trim().split('\n').length, 1, `${path.basename(file)}: one line`);
-    t.match(run.err, new RegExp(`^aap-chaos: ${flag}: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `), `${path.basename(file)}: names the flag and the file`);
+    t.match(run.err.trim(), new RegExp(`^aap-chaos: ${flag}: ${escaped(file)} `));
     t.match(run.err.trim(), message);
     t.notMatch(run.out, /proxy on/, 'nothing listened');
   }

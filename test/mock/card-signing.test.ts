@@ -39,6 +39,20 @@ t.test('the embedded mock behind the proxy signs with --mock-sign-card, and the 
   t.equal(runtime.journal.all().find((e) => e.path === '/.well-known/agent-card.json')!.card_signatures, 'signed');
 });
 
+t.test('several embedded mocks sign with the one key; the JWKS is at the listener root and under each dealer', async (t) => {
+  const { file } = await keyFile(t, 'ES256');
+  const runtime = await startRuntime({ port: 0, adminPort: 0, mockDealers: 2, mock: { signCard: file } });
+  t.teardown(() => runtime.close());
+  for (const base of Object.values(runtime.dealerUrls!)) {
+    const buyer = await createBuyer(base);
+    const sdk = sdkVerifierFromJwks(runtime.url + CARD_JWKS_PATH);
+    const card = await buyer.getAgentCard(undefined, sdk.verify as never);
+    t.equal(card.supportedInterfaces[0]!.url, `${base}a2a`, `${base}: the card points at this dealer on the proxy`);
+    const underDealer = await (await fetch(new URL(CARD_JWKS_PATH.slice(1), base))).json();
+    t.same(underDealer, await (await fetch(runtime.url + CARD_JWKS_PATH)).json(), 'the same JWKS under the dealer');
+  }
+});
+
 t.test('aap-chaos mock --sign-card names the JWKS; a bad key file is one line and exit 2', async (t) => {
   const { file } = await keyFile(t, 'RS256');
   const ok = await cli(['mock', '--port', '0', '--sign-card', file], { killWhenOut: 'public key at' });

@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { decodeProtectedHeader } from 'jose';
 import { verifyAgentCardSignature } from '@a2a-js/sdk';
 import { startProxy, type ProxyOptions } from '../../src/proxy/server.js';
+import { startRuntime } from '../../src/runtime.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { loadScenarioText, formatProblem } from '../../src/scenario/load.js';
 import type { JournalEntry } from '../../src/journal/entry.js';
@@ -181,4 +182,17 @@ t.test('the JWKS is served on the proxy port only with a key; otherwise the path
   t.same(signing.journal, [], 'the proxy answers it itself: no journal line');
   const plain = await proxyFor(t, dealer.url);
   t.equal((await request(plain.proxy.url + CARD_JWKS_PATH)).status, 404, "without a key the dealer's answer comes back");
+});
+
+t.test('a dealer seen signing at start: the start-up lines say the signatures are removed, and a fetch does not say it again', async (t) => {
+  const dealer = await startSdkSigningDealer(t);
+  const lines: string[] = [];
+  const runtime = await startRuntime({ target: dealer.url, port: 0, adminPort: 0, log: (line) => lines.push(line) });
+  t.teardown(() => runtime.close());
+  const said = () => lines.filter((l) => /signs its agent card/.test(l));
+  t.equal(said().length, 1, 'in the start-up lines');
+  const card = JSON.parse((await request(runtime.url + CARD)).body.toString());
+  t.equal(card.signatures, undefined);
+  t.equal(runtime.journal.all().at(-1)!.card_signatures, 'removed');
+  t.equal(said().length, 1, 'said once');
 });
