@@ -14,6 +14,7 @@ import {
   type CardSignatureFault,
   type CardSigningKey,
 } from '../protocol/card-signature.js';
+import { CardCanonicalError } from '../protocol/card-canonical.js';
 
 /** What the fault has to work with: the proxy's key, and the signatures the dealer's card came with. */
 export interface SignatureMaterial {
@@ -37,6 +38,21 @@ const TAMPER_MARK = ' (changed after it was signed)';
 
 /** The card with the fault applied, or undefined (with a note saying why) when it cannot be. */
 export async function forgeCardSignature(
+  card: Record<string, unknown>,
+  fault: CardSignatureFault,
+  material: SignatureMaterial,
+  notes: string[],
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    return await forge(card, fault, material, notes);
+  } catch (e) {
+    if (!(e instanceof CardCanonicalError)) throw e;
+    notes.push(`card signature ${fault} not applied: ${e.message}`);
+    return undefined;
+  }
+}
+
+async function forge(
   card: Record<string, unknown>,
   fault: CardSignatureFault,
   material: SignatureMaterial,

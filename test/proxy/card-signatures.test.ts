@@ -15,7 +15,7 @@ import { loadCardSigningKey } from '../../src/common/card-key-file.js';
 import { verifyCardSignatures } from '../../src/protocol/card-verify.js';
 import { CARD_JWKS_PATH } from '../../src/protocol/card-signature.js';
 import { createBuyer, sendSkill } from '../helpers/sdk-buyer.js';
-import { request } from '../helpers/servers.js';
+import { request, startUpstream } from '../helpers/servers.js';
 import { keyFile, sdkVerifierFromJwks, startSdkSigningDealer, type KeyKind } from '../helpers/card-signing.js';
 
 const CARD = '/.well-known/agent-card.json';
@@ -195,4 +195,23 @@ t.test('a dealer seen signing at start: the start-up lines say the signatures ar
   t.equal(card.signatures, undefined);
   t.equal(runtime.journal.all().at(-1)!.card_signatures, 'removed');
   t.equal(said().length, 1, 'said once');
+});
+
+t.test('a card no signature can cover (a lone surrogate) is served unsigned, with notes, never a failed request', async (t) => {
+  const upstream = await startUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"name":"Bad \\ud800 Motors","supportedInterfaces":[{"url":"http://127.0.0.1:9/a2a","protocolBinding":"JSONRPC"}]}');
+  });
+  t.teardown(() => upstream.close());
+  const { file } = await keyFile(t, 'ES256');
+  const key = await loadCardSigningKey(file, '--card-signing-key');
+  const { proxy, journal } = await proxyFor(t, upstream.url, {
+    cardSigningKey: key,
+    scenario: 'rules:\n  - id: forged\n    card: { signature: unknown-key }\n',
+  });
+  const reply = await request(proxy.url + CARD);
+  t.equal(reply.status, 200);
+  t.equal(JSON.parse(reply.body.toString()).signatures, undefined);
+  t.equal(journal[0]!.card_signatures, undefined);
+  t.match(journal[0]!.notes, [/card not signed: Lone surrogate/, /card signature unknown-key not applied: Lone surrogate/]);
 });
