@@ -7,6 +7,7 @@
  * accepted or refused the same way wherever it is given, and the refusal is one line naming the
  * flag (or option) and the value.
  */
+import type { JWK } from 'jose';
 import { displayUrl } from './common/display-url.js';
 
 /** A value that cannot be used; the message names the flag or option and the value. */
@@ -132,6 +133,13 @@ function httpUrl(value: unknown): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return invalid('is not an http:// or https:// URL');
   return s;
+}
+
+/** A key file's name; from the library, a private JWK object given inline too (its problems are found when it is loaded). */
+function keyFileOrJwk(value: unknown): string | JWK {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && typeof (value as JWK).kty === 'string') return value as JWK;
+  if (typeof value !== 'string' || value.trim() === '') return invalid('is not a key file (PKCS#8 PEM or JWK), nor a private JWK object');
+  return value;
 }
 
 /** The prefix of a target that is a recording to replay instead of a dealer. */
@@ -340,6 +348,13 @@ export const RUN_OPTIONS = {
     describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)',
     parse: boolean,
   },
+  cardSigningKey: {
+    flag: 'card-signing-key',
+    type: 'string',
+    describe:
+      'private key (PKCS#8 PEM or JWK file; EC P-256, Ed25519 or RSA) that signs every agent card served (A2A v1.0 card signatures); its public half is at /.well-known/aap-chaos/jwks.json. Without it, dealer signatures the card rewrite breaks are removed',
+    parse: keyFileOrJwk,
+  },
   dryRun: { flag: 'dry-run', type: 'boolean', default: false, describe: 'decide and journal faults, but change nothing', parse: boolean },
   checkDealer: {
     flag: 'check-dealer',
@@ -538,6 +553,13 @@ export const MOCK_OPTIONS = {
   },
   streaming: { flag: 'mock-streaming', type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage', parse: boolean },
   inventoryFile: { flag: 'inventory', type: 'string', describe: 'JSON inventory file for the mock dealer', parse: text },
+  signCard: {
+    flag: 'mock-sign-card',
+    type: 'string',
+    describe:
+      'private key (PKCS#8 PEM or JWK file) the embedded mock dealer signs its agent card with; the proxy signs the cards it serves with it too, unless --card-signing-key names another',
+    parse: text,
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 /** Options of a replayed dealer (`--target replay:FILE`, `aap-chaos replay`), nested under `replay` in the library. */

@@ -4,6 +4,7 @@
  */
 import { junitXml, type JUnitCase } from '../report/junit.js';
 import type { CheckReport, RuleResult } from './run-check.js';
+import { describeCardSignatures } from './card-signatures.js';
 
 const EVIDENCE_SHOWN = 3;
 
@@ -36,6 +37,7 @@ export function formatCheck(report: CheckReport): string {
         lines.push(`    … (+${rule.evidence.length - EVIDENCE_SHOWN} more; --json has them all, with the wire record)`);
     }
   }
+  if (report.card_signatures) lines.push('', `card signatures: ${describeCardSignatures(report.card_signatures)}`);
   for (const note of report.notes) lines.push(`note: ${note}`);
   const { pass, fail, not_checked, must_fail } = report.summary;
   lines.push('', `${report.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed (${must_fail} MUST), ${not_checked} not checked`);

@@ -4,7 +4,7 @@
  * process's requests to an address the person who started it did not name.
  */
 import { z } from 'zod';
-import { isLoopbackHost } from '../proxy/host-names.js';
+import { isLoopbackHost } from '../http/host-names.js';
 import { dealerUrl } from './inputs.js';
 import { answer, defineTool, refusal } from './tool.js';
 

@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import { buildRequestRefused } from '../protocol/envelopes.js';
 import { stringifyJsonRpc } from '../protocol/rpc-id.js';
-import { hostName, isLoopbackHost, isLoopbackName } from './host-names.js';
+import { hostName, isLoopbackHost, isLoopbackName } from '../http/host-names.js';
 import { SOURCE_HEADER } from './marker-headers.js';
 
 export class HostCheck {

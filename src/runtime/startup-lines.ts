@@ -5,6 +5,7 @@ import type { Front } from './front.js';
 import { ruleCount, type LiveScenario } from './live-scenario.js';
 import type { StartOptions } from './start-options.js';
 import { VERSION } from './version.js';
+import { CARD_JWKS_PATH } from '../protocol/card-signature.js';
 
 export function startupLines(
   { opts, adminToken, observe, traces }: StartOptions,
@@ -30,8 +31,16 @@ export function startupLines(
   if (opts.journalFile) lines.push(`journal appended to ${opts.journalFile}`);
   if (observe) lines.push('observe mode: nothing is injected; the report checks grade live traffic per client (GET /report, /events, /metrics)');
   else if (opts.dryRun) lines.push('dry run: faults are journaled, never applied');
+  lines.push(...cardSigningLines(side, front, where.url));
   if (side.recorder) lines.push(`recording exchanges to ${side.recorder.file} (at most ${side.recorder.maxBytes} bytes)`);
   if (traces) lines.push(`traces: OTLP http/json to ${traces.url} (from ${traces.from}), service ${traces.serviceName}`);
   if (traces?.protocolNote) lines.push(`traces: ${traces.protocolNote}`);
   return lines;
+}
+
+/** Who signs the cards served, and where its public key is; or that the dealer's broken signatures are removed. */
+function cardSigningLines(side: DealerSide, front: Front, url: string): string[] {
+  const key = side.cardKeys.proxy;
+  if (key) return [`agent cards signed with ${side.cardKeys.proxySource} (${key.alg}, kid ${key.kid}); public key at ${url}${CARD_JWKS_PATH}`];
+  return [...front.proxies()].flatMap((p) => p.signatureRemovalNotice() ?? []);
 }
