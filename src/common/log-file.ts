@@ -20,7 +20,8 @@ export class LogFileError extends Error {
 }
 
 function refusal(what: string, file: string, err: NodeJS.ErrnoException): LogFileError {
-  if (err.code === 'ELOOP') return new LogFileError(`${what}: ${file} is a symbolic link; give the path of the file itself (a link at a log path is never followed)`);
+  if (err.code === 'ELOOP')
+    return new LogFileError(`${what}: ${file} is a symbolic link; give the path of the file itself (a link at a log path is never followed)`);
   if (err.code === 'ENXIO') return new LogFileError(`${what}: ${file} is not a regular file (a FIFO or socket)`);
   return new LogFileError(`${what}: cannot open ${file} for appending (${err.code ?? err.message})`);
 }

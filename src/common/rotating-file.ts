@@ -9,7 +9,8 @@
  * decides where to rotate (`wouldPass`), so a line is never split across two files.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { rename, unlink } from 'node:fs/promises';
+import { readdir, rename, unlink } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { FileHandle } from 'node:fs/promises';
@@ -53,6 +54,12 @@ export class RotatingFile {
     this.size = size;
   }
 
+  /** True when `bytes` more keep the file within its size limit. */
+  fits(bytes: number): boolean {
+    const max = this.rotation.maxBytes;
+    return max === undefined || this.size + bytes <= max;
+  }
+
   /** True when writing `bytes` more would take a non-empty file past its size limit. */
   wouldPass(bytes: number): boolean {
     const max = this.rotation.maxBytes;
@@ -73,16 +80,26 @@ export class RotatingFile {
     await this.handle?.close();
     this.handle = undefined;
     await this.compressing;
-    const keep = Math.max(1, this.rotation.keep ?? DEFAULT_ROTATION_KEEP);
-    // Both forms are shifted, so a plain FILE.1 left by a run without compression is kept too.
-    for (const gz of [false, true]) {
-      await unlinkIfThere(rotatedName(this.file, keep, gz));
-      for (let n = keep - 1; n >= 1; n--) await renameIfThere(rotatedName(this.file, n, gz), rotatedName(this.file, n + 1, gz));
-    }
+    await this.shiftRotated(Math.max(1, this.rotation.keep ?? DEFAULT_ROTATION_KEEP));
     await rename(this.file, rotatedName(this.file, 1, false));
     this.rotations++;
     await this.open();
     if (this.rotation.compress) this.compressing = this.gzip(rotatedName(this.file, 1, false));
+  }
+
+  /** FILE.N → FILE.N+1, newest last, for the rotated files there are; those that would pass `keep` are deleted. */
+  private async shiftRotated(keep: number): Promise<void> {
+    const base = basename(this.file);
+    const rotated = (await readdir(dirname(this.file)))
+      .map((name) => (name.startsWith(`${base}.`) ? /^(\d+)(\.gz)?$/.exec(name.slice(base.length + 1)) : null))
+      .filter((m) => m !== null)
+      .map((m) => ({ n: Number(m[1]), gz: m[2] !== undefined }))
+      .sort((a, b) => b.n - a.n);
+    // Both forms are shifted, so a plain FILE.1 left by a run without compression is kept too.
+    for (const { n, gz } of rotated) {
+      if (n >= keep) await unlinkIfThere(rotatedName(this.file, n, gz));
+      else await renameIfThere(rotatedName(this.file, n, gz), rotatedName(this.file, n + 1, gz));
+    }
   }
 
   /** Closes and opens the path again: after an outside rotation the lines go to the new file. */

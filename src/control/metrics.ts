@@ -80,7 +80,12 @@ class TallyCounter<L extends string> {
     boundReached('metric_label_sets');
     const other = this.tallies.get(OTHER_LABEL);
     if (other) other.count++;
-    else this.tallies.set(OTHER_LABEL, { labels: Object.fromEntries(Object.keys(labels).map((n) => [n, OTHER_LABEL])) as Record<L, string>, count: 1, reported: 0 });
+    else
+      this.tallies.set(OTHER_LABEL, {
+        labels: Object.fromEntries(Object.keys(labels).map((n) => [n, OTHER_LABEL])) as Record<L, string>,
+        count: 1,
+        reported: 0,
+      });
   }
 }
 

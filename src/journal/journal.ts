@@ -229,7 +229,7 @@ class BatchWriter {
     let bytes = 0;
     for (const line of this.pending) {
       const size = Buffer.byteLength(line);
-      if (count > 0 && this.out.wouldPass(bytes + size)) break;
+      if (count > 0 && !this.out.fits(bytes + size)) break;
       bytes += size;
       count++;
     }

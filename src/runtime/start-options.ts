@@ -50,6 +50,7 @@ function checkRotationOptions(opts: CheckedOptions): void {
     [opts.auditFile, 'audit', opts.auditMaxBytes, opts.auditCompress],
   ] as const) {
     if (maxBytes !== undefined && file === undefined) throw new OptionError(`--${flag}-max-bytes: there is no --${flag} FILE to rotate`);
-    if (compress && maxBytes === undefined) throw new OptionError(`--${flag}-compress: compresses the files --${flag}-max-bytes rotates; give --${flag}-max-bytes too`);
+    if (compress && maxBytes === undefined)
+      throw new OptionError(`--${flag}-compress: compresses the files --${flag}-max-bytes rotates; give --${flag}-max-bytes too`);
   }
 }

@@ -37,7 +37,9 @@ const FIELDS = ['seq', 'ts', 'replica', 'action', 'target', 'scenario_before', '
 function rebuilt(entry: Record<string, unknown>): string | undefined {
   if (!FIELDS.every((field) => field in entry)) return undefined;
   const { seq, ts, replica, prev, hash: _hash, ...facts } = entry;
-  return JSON.stringify(chainEntry(facts as unknown as AuditFacts, { seq: seq as number, ts: ts as string, replica: replica as string | null, prev: prev as string }));
+  return JSON.stringify(
+    chainEntry(facts as unknown as AuditFacts, { seq: seq as number, ts: ts as string, replica: replica as string | null, prev: prev as string }),
+  );
 }
 
 interface Walk {

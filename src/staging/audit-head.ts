@@ -72,6 +72,7 @@ export async function lastAuditEntry(file: string, size: number): Promise<AuditH
   }
   const last = tail.endsWith('\n') ? tail.slice(0, -1).split('\n').at(-1)! : undefined;
   const head = last === undefined ? undefined : parseAuditHead(last);
-  if (!head) throw new Error(`--audit: ${file} does not end with a whole audit entry; move it aside (aap-chaos audit verify says what is wrong) or give a new file`);
+  if (!head)
+    throw new Error(`--audit: ${file} does not end with a whole audit entry; move it aside (aap-chaos audit verify says what is wrong) or give a new file`);
   return head;
 }

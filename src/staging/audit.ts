@@ -203,7 +203,9 @@ export class AuditLog {
       );
     const entry = this.next(facts, ts);
     await this.commit(entry);
-    await this.opts.shared?.append(facts, ts, entry.replica).catch((e: Error) => this.opts.onError?.(`audit entry not added to the fleet's stream: ${e.message}`));
+    await this.opts.shared
+      ?.append(facts, ts, entry.replica)
+      .catch((e: Error) => this.opts.onError?.(`audit entry not added to the fleet's stream: ${e.message}`));
     return entry;
   }
 
