@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { boundReached } from '../common/bound-counts.js';
 import { RotatingFile, type RotationSettings } from '../common/rotating-file.js';
 import { headFileOf, lastAuditEntry, readAuditHead, writeAuditHead } from './audit-head.js';
 
@@ -106,8 +107,6 @@ export interface AuditLogOptions {
   onError?: (message: string) => void;
   /** Called each time the file rotates. */
   onRotate?: () => void;
-  /** Told of each entry the ring forgets (its bound was reached). */
-  onForget?: () => void;
 }
 
 export const DEFAULT_AUDIT_RING = 10_000;
@@ -220,7 +219,7 @@ export class AuditLog {
     this.entries.push(entry);
     if (this.entries.length > (this.opts.ring ?? DEFAULT_AUDIT_RING)) {
       this.entries.shift();
-      this.opts.onForget?.();
+      boundReached('audit_ring');
     }
     const out = this.out;
     if (!out) return;

@@ -4,7 +4,6 @@
  * guardrails that pull it. The runtime keeps the engine and the proxy; this file decides when a
  * change may happen, records it, and undoes it when its time runs out.
  */
-import { boundReached } from '../common/bound-counts.js';
 import type { RotationSettings } from '../common/rotating-file.js';
 import type { RuleStatus } from '../engine/decision.js';
 import type { JournalEntry, RequestObserver } from '../journal/entry.js';
@@ -86,7 +85,6 @@ export class StagingControls implements RequestObserver {
       shared: opts.shared,
       onError: (m) => host.log(m),
       onRotate: () => host.metrics.fileRotated('audit'),
-      onForget: () => boundReached('audit_ring'),
     });
   }
 

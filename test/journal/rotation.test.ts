@@ -2,7 +2,7 @@
 // every request answered has exactly one line in exactly one of FILE, FILE.1 … (gzip-compressed
 // with --journal-compress), no file grows past the limit, and every file is created 0600.
 // --journal-keep deletes the oldest rotated files.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { Journal } from '../../src/journal/journal.js';
 import type { JournalEntry } from '../../src/journal/entry.js';
 import { startTestRuntime, callSkill } from '../control/control-fixture.js';
 
-async function tempDir(t: Parameters<Parameters<typeof t.test>[1]>[0]): Promise<string> {
+async function tempDir(t: Test): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-rotation-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   return dir;

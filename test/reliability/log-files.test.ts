@@ -3,7 +3,7 @@
 // target untouched. SIGHUP after logrotate's `create` rotation (move the file, create a new one,
 // send HUP) reopens the journal and the audit log: no journal line is lost across the two files,
 // and the audit chain verifies across them.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,9 +12,7 @@ import path from 'node:path';
 import { BIN, cli } from '../helpers/cli-run.js';
 import { request, skillRequest } from '../helpers/servers.js';
 
-type T = Parameters<Parameters<typeof t.test>[1]>[0];
-
-async function tempDir(t: T): Promise<string> {
+async function tempDir(t: Test): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-log-files-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   return dir;
@@ -66,7 +64,7 @@ t.test('rotation flags without the file they rotate, or below 1 KiB, are refused
 });
 
 /** The proxy as a process, with the lines it prints. */
-async function startProxy(t: T, args: string[]) {
+async function startProxy(t: Test, args: string[]) {
   const child = spawn(process.execPath, [BIN, '--port', '0', '--admin-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -2,7 +2,7 @@
 // against its head (FILE.head), so what links but is wrong still shows: a cut tail, an entry
 // appended with a forged but consistent hash, an empty file, a file missing between two others.
 // A log that starts again continues its chain; files and heads are created 0600.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,9 +11,7 @@ import { AuditLog, chainEntry, type AuditEntry, type AuditFacts } from '../../sr
 import { runAuditVerify } from '../../src/staging/audit-verify-command.js';
 import { cli } from '../helpers/cli-run.js';
 
-type T = Parameters<Parameters<typeof t.test>[1]>[0];
-
-async function tempDir(t: T): Promise<string> {
+async function tempDir(t: Test): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-audit-chain-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   return dir;
