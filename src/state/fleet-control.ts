@@ -76,8 +76,7 @@ export class FleetControl implements SharedStaging {
    */
   append(facts: AuditFacts, ts: string, replica: string | null): Promise<AuditEntry> {
     const run = async (): Promise<AuditEntry> => {
-      const redis = (this.auditConnection ??= this.client.duplicate({ enableOfflineQueue: true }));
-      redis.on('error', () => {});
+      const redis = (this.auditConnection ??= this.client.duplicate({ enableOfflineQueue: true }).on('error', () => {}));
       for (let attempt = 0; attempt < AUDIT_RETRIES; attempt++) {
         await redis.watch(AUDIT_HEAD);
         const [hash, seq] = await redis.hmget(AUDIT_HEAD, 'hash', 'seq');

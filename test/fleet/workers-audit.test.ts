@@ -1,7 +1,10 @@
 // --workers 2 --audit FILE: each worker keeps its own hash chain in its own file (FILE.w1…, like the
 // journal), so the log of a multi-worker proxy verifies, one chain per worker, each named; before,
-// both workers appended their own chains to one file and broke it by themselves.
+// both workers appended their own chains to one file and broke it by themselves. The fleet's
+// shared chain adds no listener per entry to its Redis connection (a soak found 11 after 11 entries).
 import t from 'tap';
+import { Redis } from 'ioredis';
+import { FleetControl } from '../../src/state/fleet-control.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,4 +77,30 @@ t.test('--workers 2 --audit: one chain per worker, each in its own file, all ver
   t.equal(verify.code, 0, verify.out + verify.err);
   t.match(verify.out, /audit\.w1\.jsonl \(1 file, \d+ entries, seq 1-\d+\): chain intact/);
   t.match(verify.out, /audit\.w2\.jsonl \(1 file, \d+ entries, seq 1-\d+\): chain intact/);
+});
+
+t.test("appending to the fleet's audit stream adds no listener per entry", { skip: redisMissing() }, async (t) => {
+  const redis = await startRedis();
+  const client = new Redis(redis.url);
+  const control = new FleetControl(client);
+  t.teardown(async () => {
+    control.close();
+    client.disconnect();
+    await redis.close();
+  });
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.name);
+  process.on('warning', onWarning);
+  t.teardown(() => process.off('warning', onWarning));
+  for (let n = 1; n <= 15; n++) {
+    const entry = await control.append(
+      { action: 'reset', target: 'fleet', scenario_before: null, scenario_after: null, remote: null, token: null },
+      new Date().toISOString(),
+      'r1',
+    );
+    t.equal(entry.seq, n);
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(warnings, [], 'no MaxListenersExceededWarning');
+  t.equal((control as unknown as { auditConnection: Redis }).auditConnection.listenerCount('error'), 1, 'one error listener, however many entries');
 });

@@ -1,0 +1,35 @@
+/**
+ * Loaded into the proxy under soak with `node --import`: answers the soak's `sample` message over
+ * IPC with what the process holds (RSS, heap, open file descriptors) and how late its event loop
+ * ran since the last sample (p99 and max), plus the p99 since `reset` (the end of the warm-up).
+ * It adds no work of its own between samples but the delay histogram's 10 ms timer.
+ */
+import { readdirSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+const window = monitorEventLoopDelay({ resolution: 10 });
+const run = monitorEventLoopDelay({ resolution: 10 });
+window.enable();
+run.enable();
+const ms = (ns) => Math.round((ns / 1e6) * 10) / 10;
+
+process.on('message', (message) => {
+  if (message?.type === 'reset') {
+    run.reset();
+    return;
+  }
+  if (message?.type !== 'sample') return;
+  const memory = process.memoryUsage();
+  process.send({
+    type: 'sample',
+    rss: memory.rss,
+    heapUsed: memory.heapUsed,
+    fds: readdirSync('/proc/self/fd').length,
+    loopP99Ms: ms(window.percentile(99)),
+    loopMaxMs: ms(window.max),
+    runLoopP99Ms: ms(run.percentile(99)),
+  });
+  window.reset();
+});
+// The channel must not keep the proxy alive once it has been told to stop.
+process.channel?.unref();
