@@ -7,7 +7,8 @@ const PANELS = [
   { field: 'rssMb', title: 'RSS (MB)', color: '#1f77b4' },
   { field: 'heapMb', title: 'heap used (MB)', color: '#2ca02c' },
   { field: 'fds', title: 'open file descriptors', color: '#9467bd' },
-  { field: 'loopP99Ms', title: 'event-loop delay p99 (ms)', color: '#d62728' },
+  // The idle process beside the proxy (grey): how late any event loop ran on the machine then.
+  { field: 'loopP99Ms', title: 'event-loop delay p99 (ms); grey: an idle process on the same machine', color: '#d62728', also: 'idleLoopP99Ms' },
 ];
 const W = 760;
 const PANEL_H = 150;
@@ -19,14 +20,15 @@ const GAP = 40;
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const fmt = (v) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
 
-function panel(samples, { field, title, color }, index, marks, maxMinute) {
+function panel(samples, { field, title, color, also }, index, marks, maxMinute) {
   const y0 = TOP + index * (PANEL_H + GAP);
-  const values = samples.map((s) => s[field]);
+  const values = samples.flatMap((s) => (also ? [s[field], s[also] ?? 0] : [s[field]]));
   const lo = Math.min(0, ...values);
   const hi = Math.max(...values, lo + 1) * 1.1;
   const x = (m) => LEFT + ((W - LEFT - RIGHT) * m) / (maxMinute || 1);
   const y = (v) => y0 + PANEL_H - (PANEL_H * (v - lo)) / (hi - lo);
-  const path = samples.map((s, i) => `${i ? 'L' : 'M'}${x(s.minute).toFixed(1)},${y(s[field]).toFixed(1)}`).join(' ');
+  const line = (f) => samples.map((s, i) => `${i ? 'L' : 'M'}${x(s.minute).toFixed(1)},${y(s[f] ?? 0).toFixed(1)}`).join(' ');
+  const baseline = also ? `<path d="${line(also)}" fill="none" stroke="#aaa" stroke-width="1"/>` : '';
   const ticks = [lo, (lo + hi) / 2, hi]
     .map(
       (v) =>
@@ -36,7 +38,7 @@ function panel(samples, { field, title, color }, index, marks, maxMinute) {
   const lines = marks
     .map((m) => `<line x1="${x(m.minute)}" x2="${x(m.minute)}" y1="${y0}" y2="${y0 + PANEL_H}" stroke="#999" stroke-dasharray="4 3"/>`)
     .join('');
-  return `<g><text x="${LEFT}" y="${y0 - 8}" font-weight="bold">${esc(title)}</text>${ticks}${lines}<path d="${path}" fill="none" stroke="${color}" stroke-width="1.5"/></g>`;
+  return `<g><text x="${LEFT}" y="${y0 - 8}" font-weight="bold">${esc(title)}</text>${ticks}${lines}${baseline}<path d="${line(field)}" fill="none" stroke="${color}" stroke-width="1.5"/></g>`;
 }
 
 /** The SVG text; `marks`: [{minute, label}] drawn as dashed lines across every panel. */
