@@ -63,6 +63,15 @@ t.test('rotation flags without the file they rotate, or below 1 KiB, are refused
   t.match(compress.err, /--journal-compress: .*give --journal-max-bytes too/);
 });
 
+t.test('the start-up lines say how each file rotates', async (t) => {
+  const dir = await tempDir(t);
+  const [journal, audit] = [path.join(dir, 'j.jsonl'), path.join(dir, 'a.jsonl')];
+  const args = ['--journal', journal, '--journal-max-bytes', '64M', '--journal-compress', '--audit', audit, '--audit-max-bytes', '512K', '--audit-keep', '9'];
+  const run = await cli([...args, '--port', '0', '--admin-port', '0'], { killWhenOut: `audit log appended to ${audit}, rotated at 512 KiB, 9 kept\n` });
+  t.match(run.out, `journal appended to ${journal}, rotated at 64 MiB, 5 kept, gzip\n`);
+  t.match(run.out, `audit log appended to ${audit}, rotated at 512 KiB, 9 kept\n`);
+});
+
 /** The proxy as a process, with the lines it prints. */
 async function startProxy(t: Test, args: string[]) {
   const child = spawn(process.execPath, [BIN, '--port', '0', '--admin-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
