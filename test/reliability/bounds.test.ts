@@ -15,6 +15,9 @@ import { LiveGrader } from '../../src/observe/live-grader.js';
 import type { ClassifiedRequest } from '../../src/protocol/classify.js';
 import { AuditLog } from '../../src/staging/audit.js';
 import { GuardrailWatch } from '../../src/staging/guardrails.js';
+import { createEngine } from '../../src/engine/engine.js';
+import { classifyRequest } from '../../src/protocol/classify.js';
+import { loadScenarioText } from '../../src/scenario/load.js';
 import { callSkill, startTestRuntime } from '../control/control-fixture.js';
 import { request, skillRequest } from '../helpers/servers.js';
 
@@ -147,6 +150,30 @@ t.test('each table, ring and cache forgets past its bound and counts it', async 
     5,
     'guardrail windows: 10 000 lines',
   );
+  const loaded = loadScenarioText('rules:\n  - { id: per-key, key: "header:x-api-key", rate_limit: { limit: 1, window_ms: 60000 } }\n', 'k.yaml');
+  if (!loaded.ok) throw new Error('invalid');
+  const engine = createEngine(loaded.scenario, { seed: 1 });
+  const decide = (key: string) =>
+    engine.decide({
+      request: classifyRequest({
+        method: 'POST',
+        url: '/a2a',
+        headers: { 'x-api-key': key },
+        clientIp: '1',
+        body: Buffer.from(skillRequest('inventory.search')),
+      }),
+      profile: '1.3',
+      extensionUri: 'u',
+    });
+  t.equal(
+    await counted('rule_keys', () => {
+      for (let n = 0; n < 10_003; n++) decide(`key-${n}`);
+    }),
+    3,
+    'per-key rule state: 10 000 keys per rule',
+  );
+  t.match(decide('key-10002').sentences.join(), /RATE_LIMITED/, 'a key still kept is still limited');
+  t.notMatch(decide('key-0').sentences.join(), /RATE_LIMITED/, 'a forgotten key starts afresh');
   const hub = new EventHub(1024, () => {}, { maxClients: 0 });
   t.teardown(() => hub.close());
   t.equal(await counted('events_clients', () => t.ok(hub.refusal())), 1, '/events clients');
