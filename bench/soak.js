@@ -129,6 +129,8 @@ async function takeSample(proxy, baseline, started, countLines, traffic, lastCpu
     minute: (now - started) / 60_000,
     rssMb: probe.rss / 1024 / 1024,
     heapMb: probe.heapUsed / 1024 / 1024,
+    heapTotalMb: probe.heapTotal / 1024 / 1024,
+    externalMb: probe.external / 1024 / 1024,
     fds: probe.fds,
     loopP99Ms: probe.loopP99Ms,
     loopMaxMs: probe.loopMaxMs,
@@ -157,7 +159,7 @@ function cpuSecondsOf(pid) {
 }
 
 const printed = (s) =>
-  `${s.minute.toFixed(1).padStart(5)} min  RSS ${s.rssMb.toFixed(1)} MB  heap ${s.heapMb.toFixed(1)} MB  fds ${s.fds}  loop p99 ${s.loopP99Ms} ms (max ${s.loopMaxMs}; idle process ${s.idleLoopP99Ms})  CPU ${s.cpuPercent.toFixed(0)}%  journal ${s.journalLines} lines in ${s.journalFiles} files / ${s.answered} answered (${s.sent} sent)`;
+  `${s.minute.toFixed(1).padStart(5)} min  RSS ${s.rssMb.toFixed(1)} MB  heap ${s.heapMb.toFixed(1)} MB (of ${s.heapTotalMb.toFixed(0)}, external ${s.externalMb.toFixed(1)})  fds ${s.fds}  loop p99 ${s.loopP99Ms} ms (max ${s.loopMaxMs}; idle process ${s.idleLoopP99Ms})  CPU ${s.cpuPercent.toFixed(0)}%  journal ${s.journalLines} lines in ${s.journalFiles} files / ${s.answered} answered (${s.sent} sent)`;
 
 async function main() {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-soak-'));

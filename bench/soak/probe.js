@@ -24,6 +24,8 @@ process.on('message', (message) => {
     type: 'sample',
     rss: memory.rss,
     heapUsed: memory.heapUsed,
+    heapTotal: memory.heapTotal,
+    external: memory.external,
     fds: readdirSync('/proc/self/fd').length,
     loopP99Ms: ms(window.percentile(99)),
     loopMaxMs: ms(window.max),

@@ -225,10 +225,13 @@ export class AuditLog {
     if (!out) return;
     try {
       await out.write(entryLine(entry));
-      await writeAuditHead(headFileOf(out.file), entry);
     } catch (e) {
       this.opts.onError?.(`audit entry ${entry.seq} not written to ${out.file}: ${(e as Error).message}`);
+      return;
     }
+    await writeAuditHead(headFileOf(out.file), entry).catch((e: Error) =>
+      this.opts.onError?.(`audit head ${headFileOf(out.file)} not updated to entry ${entry.seq}: ${e.message}`),
+    );
   }
 
   /** The first entry of a new file: where the chain stood when the file began. */
