@@ -8,8 +8,8 @@
  * when Debian's redis-server is installed, keeps its state in a Redis that is restarted halfway.
  * Around it: buyers at R requests per second (default 50; one in five streamed), a QA session
  * swapping the scenario or switching a rule every 3 s, a dashboard's poll and a live /events
- * subscriber. Every 5 s it samples the proxy's RSS, heap, open file descriptors and event-loop
- * delay, and prints them every 30 s with journal lines written against requests answered.
+ * subscriber. Every 5 s it samples the proxy's RSS and heap (after a full collection), open
+ * file descriptors and event-loop delay, and prints them every 30 s with journal lines written against requests answered.
  *
  * It fails (exit 1) when RSS or open file descriptors keep growing after the warm-up, when an
  * answered request has no journal line (or two), when the event-loop delay p99 passes 50 ms, or
@@ -70,7 +70,7 @@ async function startProxy(dir, stateUrl) {
     ...(journalRing ? ['--journal-ring', String(journalRing)] : []),
   ];
   const probe = pathToFileURL(path.join(root, 'bench', 'soak', 'probe.js')).href;
-  const child = spawn(process.execPath, ['--import', probe, BIN, ...args], {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', probe, BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, AAP_CHAOS_STATE: '' },
   });
