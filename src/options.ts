@@ -262,6 +262,18 @@ function dealerList(value: unknown): DealerTarget[] {
   });
 }
 
+const BYTE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** A size of at least 1 KiB: a number of bytes, or with K, M or G (KiB, MiB, GiB): "64M". */
+function fileSize(value: unknown): number {
+  const m = typeof value === 'string' ? /^\s*(\d+)\s*([kmg]?)i?b?\s*$/i.exec(value) : null;
+  const n = typeof value === 'number' ? value : m ? Number(m[1]) * BYTE_UNITS[m[2]!.toLowerCase()]! : NaN;
+  return Number.isSafeInteger(n) && n >= 1024 ? n : invalid('is not a size of at least 1024 bytes (e.g. 1048576, 512K, 64M, 1G)');
+}
+
+/** How many rotated files a log keeps (FILE.1 … FILE.K). */
+const keepCount = wholeNumber(1, 100_000, 'a whole number of files from 1 to 100000');
+
 const port = wholeNumber(0, 65_535, 'a port number (0-65535; 0 picks a free port)');
 const bytesAtLeast1 = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1');
 const bytes = wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0');
@@ -388,6 +400,28 @@ export const RUN_OPTIONS = {
     describe: 'journal entries kept in memory for the admin API (≥ 1)',
     parse: wholeNumber(1, 100_000_000, 'a whole number ≥ 1'),
   },
+  journalMaxBytes: {
+    flag: 'journal-max-bytes',
+    type: 'string',
+    nargs: 1,
+    describe: 'rotate the --journal file before it grows past this size (bytes, or 512K, 64M, 1G): FILE becomes FILE.1, FILE.1 FILE.2 …',
+    parse: fileSize,
+  },
+  journalKeep: {
+    flag: 'journal-keep',
+    type: 'string',
+    nargs: 1,
+    default: '5',
+    describe: 'rotated journal files kept (FILE.1 … FILE.K); the oldest is deleted',
+    parse: keepCount,
+  },
+  journalCompress: {
+    flag: 'journal-compress',
+    type: 'boolean',
+    default: false,
+    describe: 'gzip each rotated journal file (FILE.1.gz …)',
+    parse: boolean,
+  },
   drainTimeoutMs: {
     flag: 'drain-timeout',
     type: 'string',
@@ -488,8 +522,30 @@ export const RUN_OPTIONS = {
   auditFile: {
     flag: 'audit',
     type: 'string',
-    describe: 'append one hash-chained JSON line per state-changing admin action to this file',
+    describe: 'append one hash-chained JSON line per state-changing admin action to this file (its head in FILE.head)',
     parse: text,
+  },
+  auditMaxBytes: {
+    flag: 'audit-max-bytes',
+    type: 'string',
+    nargs: 1,
+    describe: 'rotate the --audit file before it grows past this size (bytes, or 512K, 64M, 1G); the chain goes on across files',
+    parse: fileSize,
+  },
+  auditKeep: {
+    flag: 'audit-keep',
+    type: 'string',
+    nargs: 1,
+    default: '5',
+    describe: 'rotated audit files kept (FILE.1 … FILE.K); the oldest is deleted',
+    parse: keepCount,
+  },
+  auditCompress: {
+    flag: 'audit-compress',
+    type: 'boolean',
+    default: false,
+    describe: 'gzip each rotated audit file (FILE.1.gz …)',
+    parse: boolean,
   },
   headerTimeoutMs: {
     flag: 'header-timeout',

@@ -40,7 +40,13 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   const parts = new StartedParts();
   if (fleet) parts.add(() => fleet.close());
   try {
-    const journal = new Journal({ ringSize: opts.journalRing, file: opts.journalFile, onDrop: (n) => metrics.journalDropped('file', n) });
+    const journal = new Journal({
+      ringSize: opts.journalRing,
+      file: opts.journalFile,
+      rotation: { maxBytes: opts.journalMaxBytes, keep: opts.journalKeep, compress: opts.journalCompress },
+      onDrop: (n) => metrics.journalDropped('file', n),
+      onRotate: () => metrics.fileRotated('journal'),
+    });
     await journal.open();
     parts.add(() => journal.close());
     const hub = new EventHub(opts.eventsBufferBytes, (n) => metrics.journalDropped('events', n));
@@ -68,6 +74,10 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       dealerUrls,
       events,
       reloadTls: () => reloadServerTls(start.tls, proxy.server, admin.server),
+      reopenFiles: async () => {
+        await journal.reopen();
+        await staging.audit.reopen();
+      },
       close: closeInOrder({ front, sinks, admin, side, staging, fleet: scenario.fleet }, opts.drainTimeoutMs ?? 5_000),
     }) as Runtime;
   } catch (err) {

@@ -31,12 +31,14 @@ export async function runProxy(argv: Record<string, any>, { limits, run, mock, w
   printHowToReach(runtime, opts, io);
   const stopWatching = watchedFile === undefined ? undefined : watchScenario(runtime, watchedFile, io);
   const stopTls = reloadTlsOn(runtime, argv.watch ? tlsFiles : [], io);
+  const stopReopening = reopenFilesOnHup(runtime, opts, io);
   const printReport = argv.report as boolean;
   closeOnSignals(
     {
       close: async () => {
         stopWatching?.();
         stopTls();
+        stopReopening();
         const report = printReport ? runtime.report() : undefined;
         await runtime.close();
         if (report) io.out(formatReport(report));
@@ -44,6 +46,19 @@ export async function runProxy(argv: Record<string, any>, { limits, run, mock, w
     },
     { log: io.out },
   );
+}
+
+/** SIGHUP opens the journal and audit files again: logrotate's `create` moves them, then sends a HUP. */
+function reopenFilesOnHup(runtime: Runtime, opts: RuntimeOptions, { out, err }: CommandIo): () => void {
+  const files = [opts.journalFile, opts.auditFile].filter((f) => f !== undefined);
+  if (files.length === 0) return () => {};
+  const onHup = () =>
+    runtime.reopenFiles().then(
+      () => out(`SIGHUP: reopened ${files.join(' and ')}`),
+      (e: Error) => err(`SIGHUP: ${e.message}`),
+    );
+  process.on('SIGHUP', onHup);
+  return () => process.off('SIGHUP', onHup);
 }
 
 /** Checked before anything starts: a watch that could never fire is a mistake, not a no-op. */

@@ -4,6 +4,7 @@
  * (`http`, `malformed_json`) or for the card to serve (`stale`, then `patch`), and still points
  * its interface URLs at itself afterwards; `signature` faults are card-signature.ts's.
  */
+import { boundReached } from '../common/bound-counts.js';
 import type { Rule } from '../scenario/types.generated.js';
 import type { ModifierEffect } from './effect.js';
 import { createDelayEffect } from './delay.js';
@@ -64,7 +65,10 @@ export class CardHistory {
     const text = JSON.stringify(card);
     if (this.seen.at(-1)?.text === text) return;
     this.seen.push({ since: now, text });
-    if (this.seen.length > HISTORY_LIMIT) this.seen.shift();
+    if (this.seen.length > HISTORY_LIMIT) {
+      this.seen.shift();
+      boundReached('card_history');
+    }
   }
 
   /** The card served at `time`, or the oldest one known (with how old it is) when none is that old. */

@@ -3,6 +3,7 @@
  * match → key → when around every effect, collects modifiers into a reply plan, and stops at the
  * first terminal effect that answers. One engine per loaded scenario; a reload builds a new one.
  */
+import { boundReached } from '../common/bound-counts.js';
 import { AAP_CODES, isAapCode, type AapCode } from '../protocol/codes.js';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Rule, Scenario } from '../scenario/types.generated.js';
@@ -142,7 +143,10 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
     if (!keys) session.keys.set(rule.id, (keys = new Map()));
     let s = keys.get(key);
     if (!s) {
-      if (keys.size >= MAX_KEYS_PER_RULE) keys.delete(keys.keys().next().value!);
+      if (keys.size >= MAX_KEYS_PER_RULE) {
+        keys.delete(keys.keys().next().value!);
+        boundReached('rule_keys');
+      }
       s = { seen: 0, fired: 0, data: {} };
       keys.set(key, s);
     }

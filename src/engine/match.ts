@@ -3,6 +3,7 @@
  * Rules are also indexed by the methods and skills they name, so a request only meets the
  * rules that could match it.
  */
+import { boundReached } from '../common/bound-counts.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { BodyMatcher, HeaderMatcher, Match } from '../scenario/types.generated.js';
@@ -161,6 +162,7 @@ export class RuleIndex<R extends { match: CompiledMatch }> {
       );
       // Unbounded method names from buyers must not grow the cache without limit.
       if (this.cache.size < 1024) this.cache.set(key, set);
+      else boundReached('rule_index_pairs');
     }
     if (set.exact.length === 0) return set.plain;
     let hits: R[] | undefined;

@@ -4,7 +4,7 @@ import { readServerTls, type ServerTlsFiles } from '../control/server-tls.js';
 import { tracingSettings } from '../control/tracing/settings.js';
 import type { TracingSettings } from '../control/tracing/types.js';
 import type { ListenerTimeouts } from '../http/listener-limits.js';
-import { checkOptions } from '../options.js';
+import { checkOptions, OptionError } from '../options.js';
 import type { CheckedOptions, RuntimeOptions } from './types.js';
 
 /** The checked options, and what the steps after read from them. */
@@ -27,6 +27,7 @@ export function checkStartOptions(given: RuntimeOptions): StartOptions {
   const adminHost = opts.adminHost ?? '127.0.0.1';
   const adminToken = opts.adminToken || env[ADMIN_TOKEN_ENV] || undefined;
   assertAdminExposureAllowed(adminHost, adminToken);
+  checkRotationOptions(opts);
   return {
     opts,
     log: opts.log ?? (() => {}),
@@ -40,4 +41,16 @@ export function checkStartOptions(given: RuntimeOptions): StartOptions {
     observe: opts.observe ?? false,
     timeouts: { headerTimeoutMs: opts.headerTimeoutMs, bodyTimeoutMs: opts.bodyTimeoutMs },
   };
+}
+
+/** Rotation settings without the file they rotate are a mistake, not a no-op. */
+function checkRotationOptions(opts: CheckedOptions): void {
+  for (const [file, flag, maxBytes, compress] of [
+    [opts.journalFile, 'journal', opts.journalMaxBytes, opts.journalCompress],
+    [opts.auditFile, 'audit', opts.auditMaxBytes, opts.auditCompress],
+  ] as const) {
+    if (maxBytes !== undefined && file === undefined) throw new OptionError(`--${flag}-max-bytes: there is no --${flag} FILE to rotate`);
+    if (compress && maxBytes === undefined)
+      throw new OptionError(`--${flag}-compress: compresses the files --${flag}-max-bytes rotates; give --${flag}-max-bytes too`);
+  }
 }

@@ -1,4 +1,5 @@
 /** The lines a run prints once it listens: where it is, what it fronts, and what is switched on. */
+import { DEFAULT_ROTATION_KEEP } from '../common/rotating-file.js';
 import { describeProfileOrigin } from '../proxy/profile.js';
 import type { DealerSide } from './dealer-side.js';
 import type { Front } from './front.js';
@@ -28,7 +29,8 @@ export function startupLines(
   lines.push(`admin API on ${where.adminUrl}${adminToken ? ' (token required)' : ''}`);
   lines.push(`profile ${proxy.profile.profile} (${describeProfileOrigin(proxy.profile.origin)}), extension ${proxy.profile.extensionUri}`);
   lines.push(engine ? `scenario ${engine.name} (seed ${engine.seed}, ${ruleCount(engine)} rules)` : 'no scenario: every request is forwarded untouched');
-  if (opts.journalFile) lines.push(`journal appended to ${opts.journalFile}`);
+  if (opts.journalFile) lines.push(`journal appended to ${opts.journalFile}${rotationNote(opts.journalMaxBytes, opts.journalKeep, opts.journalCompress)}`);
+  if (opts.auditFile) lines.push(`audit log appended to ${opts.auditFile}${rotationNote(opts.auditMaxBytes, opts.auditKeep, opts.auditCompress)}`);
   if (observe) lines.push('observe mode: nothing is injected; the report checks grade live traffic per client (GET /report, /events, /metrics)');
   else if (opts.dryRun) lines.push('dry run: faults are journaled, never applied');
   lines.push(...cardSigningLines(side, front, where.url));
@@ -43,4 +45,11 @@ function cardSigningLines(side: DealerSide, front: Front, url: string): string[]
   const key = side.cardKeys.proxy;
   if (key) return [`agent cards signed with ${side.cardKeys.proxySource} (${key.alg}, kid ${key.kid}); public key at ${url}${CARD_JWKS_PATH}`];
   return [...front.proxies()].flatMap((p) => p.signatureRemovalNotice() ?? []);
+}
+
+/** ", rotated at 64 MiB, 5 kept, gzip": how a log file rotates, for its start-up line. */
+function rotationNote(maxBytes: number | undefined, keep: number | undefined, compress: boolean | undefined): string {
+  if (maxBytes === undefined) return '';
+  const size = maxBytes % 1024 ** 2 === 0 ? `${maxBytes / 1024 ** 2} MiB` : maxBytes % 1024 === 0 ? `${maxBytes / 1024} KiB` : `${maxBytes} bytes`;
+  return `, rotated at ${size}, ${keep ?? DEFAULT_ROTATION_KEEP} kept${compress ? ', gzip' : ''}`;
 }
