@@ -120,10 +120,10 @@ t.test('each table, ring and cache forgets past its bound and counts it', async 
   t.equal(
     await counted('rule_index_pairs', () => {
       const index = new RuleIndex<{ match: { methods?: string[] } } & never>([]);
-      for (let n = 0; n < 1_030; n++) index.candidates({ rpcMethod: `Method${n}`, skill: undefined } as unknown as ClassifiedRequest);
+      for (let n = 0; n < 1_030; n++) index.candidates({ rpcMethod: `Method${n}`, skill: undefined } as unknown as ClassifiedRequest, undefined, false);
     }),
     6,
-    'rule index: 1 024 (method, skill) pairs',
+    'rule index: 1 024 (dealer, method, skill, card) groups',
   );
   const grader = new LiveGrader(
     () => {},
