@@ -11,12 +11,12 @@
  */
 import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { describeUnknown, nextRequest, outcomeUnknown, sawError } from './read-line.js';
+import { describeUnknown, nextRequest, outcomeUnknown, sawRetryableError } from './read-line.js';
 
 const LEAD_SKILL = 'lead.submit';
 
 function buyerCannotKnow(lead: JournalEntry): boolean {
-  return outcomeUnknown(lead) || (sawError(lead) && lead.retryable === true);
+  return outcomeUnknown(lead) || sawRetryableError(lead);
 }
 
 function describeTrigger(lead: JournalEntry): string {
@@ -41,7 +41,7 @@ export const idempotencyCheck: Check = {
     seed: { section: 'Per-code semantics › IDEMPOTENCY_CONFLICT', quote: 'A retry with the same key AND the same payload MUST be treated as idempotent' },
   },
   skills: ['lead.submit'],
-  rule: 'A lead.submit retried after a retryable error or an unknown outcome reuses its idempotency_key with the same payload.',
+  rule: "A lead.submit retried after a retryable error (the reply's own retryable first, else the code's default) or an unknown outcome reuses its idempotency_key with the same payload.",
   grade({ requests }) {
     const good: string[] = [];
     const bad: { ids: string[]; problem: string }[] = [];

@@ -16,7 +16,7 @@ export const noStormCheck: Check = {
     profiles: ['1.3', '2.0'],
     seed: { section: 'Per-code semantics › RATE_LIMITED', quote: 'so the buyer agent can back off appropriately' },
   },
-  rule: 'After RATE_LIMITED, the client sends no more than one request per retry_after_ms window for that skill.',
+  rule: "After RATE_LIMITED, the client sends no more than one request per retry_after_ms window for that skill, whatever the reply's retryable (the hint is the rate the dealer allows).",
   grade({ requests, thresholds }) {
     const { storm_tolerance: allowedExtras, retry_after_tolerance_ms: tolerance } = thresholds;
     const limitedIds: string[] = [];

@@ -2,6 +2,7 @@
  * How the checks read a journal line: what the buyer actually saw, what "the same skill" and
  * "the same request" mean, and the retry hint. Every check asks these questions the same way.
  */
+import { AAP_CODE_TABLE, isAapCode } from '../../protocol/codes.js';
 import type { JournalEntry } from '../../journal/entry.js';
 import type { ReplyOutcome } from '../../journal/outcome.js';
 
@@ -52,6 +53,27 @@ export function describeUnknown(entry: JournalEntry): string {
 export function sawError(entry: JournalEntry, codes?: readonly string[]): boolean {
   if (outcomeOf(entry) !== 'error') return false;
   return codes === undefined || (entry.error_code !== undefined && codes.includes(entry.error_code));
+}
+
+/**
+ * Whether the dealer said the same request may be sent again after a backoff: the `retryable` its
+ * reply carried (the seed: "retryable is a default, not a hard rule … Buyer agents MUST honor the
+ * value the dealer returns rather than the table default"), else the table default of the AAP code,
+ * else undefined (no AAP code: an A2A error such as -32008, or a bare JSON-RPC error).
+ */
+export function retryableOf(entry: JournalEntry): boolean | undefined {
+  if (typeof entry.retryable === 'boolean') return entry.retryable;
+  return isAapCode(entry.error_code) ? AAP_CODE_TABLE[entry.error_code].retryable : undefined;
+}
+
+/** The buyer received an error (with one of `codes` when given) that the dealer marked retryable, per instance first. */
+export function sawRetryableError(entry: JournalEntry, codes?: readonly string[]): boolean {
+  return sawError(entry, codes) && retryableOf(entry) === true;
+}
+
+/** The buyer received an error (with one of `codes` when given) that the dealer marked not retryable, per instance first. */
+export function sawFinalError(entry: JournalEntry, codes?: readonly string[]): boolean {
+  return sawError(entry, codes) && retryableOf(entry) === false;
 }
 
 /** The buyer received a successful reply. */

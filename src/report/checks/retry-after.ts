@@ -13,7 +13,7 @@ export const retryAfterCheck: Check = {
     profiles: ['1.3', '2.0'],
     seed: { section: 'Per-code semantics › RATE_LIMITED', quote: 'should include details.retry_after_ms … so the buyer agent can back off appropriately' },
   },
-  rule: 'After RATE_LIMITED with retry_after_ms, the next request for the same skill waits at least that long.',
+  rule: "After RATE_LIMITED with retry_after_ms, the next request for the same skill waits at least that long, whatever the reply's retryable (that says whether the same request may go again; the hint says when the skill may).",
   grade({ requests, thresholds }) {
     const tolerance = thresholds.retry_after_tolerance_ms;
     const onTime: string[] = [];
