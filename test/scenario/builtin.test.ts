@@ -23,6 +23,7 @@ const EXPECTED = [
   'network-chaos',
   'passthrough',
   'rate-limit-storm',
+  'retryable-overrides',
   'slow-dealer',
   'stream-chaos',
   'version-mismatch',
