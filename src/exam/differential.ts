@@ -38,9 +38,10 @@ export function withUntidyTwins(battery: readonly BatteryScenario[]): BatterySce
 
 /**
  * How the buyer reacted to one error it received, as behaviour rather than bytes: which skill and
- * code it met, and whether it then sent that request again unchanged, changed it (fixing how many
- * of the places the error listed, keeping or renewing the idempotency key the error is about), or
- * gave up on the skill; for a reply with a retry hint, whether it waited it out. Timestamps,
+ * code it met, and whether it then sent that request again unchanged, or — after an error that
+ * names what to change (listed places, the idempotency key) — changed it (fixing how many of the
+ * listed places, keeping or renewing the key) or gave up on the skill; for a reply with a retry
+ * hint, whether it waited it out. Timestamps,
  * UUIDs, keys, messageIds and ids the dealer returned never enter it, so a buyer that takes its
  * consent time from the clock or draws fresh keys reacts the same in both runs. Waits without a
  * hint are not compared: jittered backoff draws them at random by design (backoff grades them).
@@ -62,12 +63,16 @@ function keyClause(error: JournalEntry, next: JournalEntry): string {
 
 function reactionTo(requests: readonly JournalEntry[], index: number, tolerance: number): string {
   const error = requests[index]!;
-  const next = nextRequest(requests, index, (e) => skillOf(e) === skillOf(error));
-  if (next === undefined) return `gave up on ${skillOf(error)}`;
-  const same = requestIdentity(next) !== undefined && requestIdentity(next) === requestIdentity(error);
-  let did = same ? 'sent the same request again' : 'changed the request';
+  const identity = requestIdentity(error);
+  const again = identity === undefined ? undefined : nextRequest(requests, index, (e) => requestIdentity(e) === identity, tolerance);
+  // Only an error that names what to change (listed places, the idempotency key) makes the next
+  // request of the skill its answer; otherwise that may be any other request of a busy buyer.
+  const namesChange = (error.listed_problems?.length ?? 0) > 0 || error.error_code === 'IDEMPOTENCY_CONFLICT';
+  const next = again ?? (namesChange ? nextRequest(requests, index, (e) => skillOf(e) === skillOf(error), tolerance) : undefined);
+  if (next === undefined) return namesChange ? `gave up on ${skillOf(error)}` : 'did not send it again';
+  let did = next === again ? 'sent the same request again' : 'changed the request';
   const listed = error.listed_problems ?? [];
-  if (!same && listed.length > 0) {
+  if (next !== again && listed.length > 0) {
     const fixed = listed.filter((l) => !(next.request_problems ?? []).some((p) => p === l || p.startsWith(`${l}/`))).length;
     did += `, fixing ${fixed} of ${listed.length} listed places`;
   }

@@ -51,7 +51,7 @@ t.test('a buyer that gives up once the payload is not where it looked: FAIL, say
   t.equal(twin.ok, false);
   t.match(
     twin.explanations['payload-by-type'],
-    /reacted to inventory\.vehicle INTERNAL_ERROR differently: it gave up on inventory\.vehicle, where with tidy envelopes it sent the same request again/,
+    /reacted to inventory\.vehicle INTERNAL_ERROR differently: it did not send it again, where with tidy envelopes it sent the same request again/,
   );
   t.same(twin.evidence['payload-by-type'], [untidy[1]!.id]);
 });

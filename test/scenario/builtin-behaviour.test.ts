@@ -123,7 +123,7 @@ t.test('retryable-overrides: each first search, vehicle lookup and lead gets an 
     ['INTERNAL_ERROR', false],
   ]);
   const refused = chaos.journal().find((e) => e.skill === 'inventory.search')!;
-  t.match(refused, { error_code: 'SCHEMA_VALIDATION_FAILED', retryable: true, listed_problems: ['/filters/year_min'] });
+  t.match(refused, { error_code: 'SCHEMA_VALIDATION_FAILED', retryable: true, listed_problems: ['/sort'] });
 });
 
 t.test('lossy-envelope: error payloads padded with what buyers must ignore', async (t) => {

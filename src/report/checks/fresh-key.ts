@@ -8,7 +8,7 @@
  */
 import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { retryableOf, sawError, sentAfterReply } from './read-line.js';
+import { reactsTo, retryableOf, sawError } from './read-line.js';
 
 const LEAD_SKILL = 'lead.submit';
 
@@ -21,7 +21,7 @@ export const freshKeyCheck: Check = {
   },
   skills: [LEAD_SKILL],
   rule: "After IDEMPOTENCY_CONFLICT, the client does not send that idempotency_key again with the changed payload (or any other new one); a new lead gets a new key. When the reply says retryable: true (the dealer's per-instance value wins over the code's default of false), the same request again is the retry it invited.",
-  grade({ requests }) {
+  grade({ requests, thresholds }) {
     const leads = requests.filter((e) => e.skill === LEAD_SKILL && e.idempotency_key !== undefined);
     const conflicts = leads.filter((e) => sawError(e, ['IDEMPOTENCY_CONFLICT']));
     if (conflicts.length === 0) return notExercised('no IDEMPOTENCY_CONFLICT reached this client');
@@ -31,7 +31,12 @@ export const freshKeyCheck: Check = {
       const invited = retryableOf(conflict) === true;
       const original = leads.find((e) => e.idempotency_key === conflict.idempotency_key && e.t <= conflict.t && e.request_hash !== conflict.request_hash);
       for (const again of leads) {
-        if (again === conflict || again.idempotency_key !== conflict.idempotency_key || !sentAfterReply(conflict, again)) continue;
+        if (
+          again === conflict ||
+          again.idempotency_key !== conflict.idempotency_key ||
+          !reactsTo(requests, conflict, again, thresholds.retry_after_tolerance_ms)
+        )
+          continue;
         if (invited && again.request_hash === conflict.request_hash) continue; // the retry the dealer asked for
         if (original === undefined || again.request_hash !== original.request_hash) reused.push({ conflict, again });
       }

@@ -42,7 +42,7 @@ export const idempotencyCheck: Check = {
   },
   skills: ['lead.submit'],
   rule: "A lead.submit retried after a retryable error (the reply's own retryable first, else the code's default) or an unknown outcome reuses its idempotency_key with the same payload.",
-  grade({ requests }) {
+  grade({ requests, thresholds }) {
     const good: string[] = [];
     const bad: { ids: string[]; problem: string }[] = [];
     let unknown = 0;
@@ -56,6 +56,7 @@ export const idempotencyCheck: Check = {
           e.skill === LEAD_SKILL &&
           ((lead.request_hash !== undefined && e.request_hash === lead.request_hash) ||
             (lead.idempotency_key !== undefined && e.idempotency_key === lead.idempotency_key)),
+        thresholds.retry_after_tolerance_ms,
       );
       if (retry === undefined) continue;
       const problem = retryProblem(lead, retry);

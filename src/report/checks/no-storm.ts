@@ -7,7 +7,7 @@
  */
 import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { ms, retryHintMs, sentAfterReply, skillOf } from './read-line.js';
+import { ms, reactsTo, retryHintMs, skillOf } from './read-line.js';
 
 export const noStormCheck: Check = {
   requirement: {
@@ -31,7 +31,7 @@ export const noStormCheck: Check = {
       // requests are in start order, so the window's requests are the ones right after this one
       for (let i = index + 1; i < requests.length && requests[i].t < windowEnd; i++) {
         // Requests already in flight when the reply went out could not have heeded it.
-        if (skillOf(requests[i]) === skillOf(limited) && sentAfterReply(limited, requests[i])) extras.push(requests[i]);
+        if (skillOf(requests[i]) === skillOf(limited) && reactsTo(requests, limited, requests[i], tolerance)) extras.push(requests[i]);
       }
       if (extras.length <= allowedExtras) continue;
       stormIds.push(limited.id, ...extras.map((e) => e.id));

@@ -8,7 +8,7 @@
  */
 import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { requestIdentity, sawFinalError, sentAfterReply, skillOf } from './read-line.js';
+import { reactsTo, requestIdentity, sawFinalError, skillOf } from './read-line.js';
 
 function unchangedKey(entry: JournalEntry): string | undefined {
   const identity = requestIdentity(entry);
@@ -25,7 +25,7 @@ export const nonRetryableCheck: Check = {
     seed: { section: 'Error code reference', quote: 'Buyer agents MUST honor the value [of retryable] the dealer returns' },
   },
   rule: "After an error the dealer marked retryable: false, the client does not send the same request again unchanged (the reply's own retryable decides, whatever the code; the code's table default only when the reply carries none).",
-  grade({ requests }) {
+  grade({ requests, thresholds }) {
     /** The first refusal of each unchanged request; later copies are all graded against it. */
     const refusals = new Map<string, JournalEntry>();
     const resends: { refusal: JournalEntry; resend: JournalEntry }[] = [];
@@ -34,7 +34,7 @@ export const nonRetryableCheck: Check = {
       if (key === undefined) continue;
       const refusal = refusals.get(key);
       if (refusal !== undefined) {
-        if (sentAfterReply(refusal, entry)) resends.push({ refusal, resend: entry });
+        if (reactsTo(requests, refusal, entry, thresholds.retry_after_tolerance_ms)) resends.push({ refusal, resend: entry });
       } else if (sawFinalError(entry)) refusals.set(key, entry);
     }
 

@@ -115,13 +115,51 @@ export function retryHintMs(entry: JournalEntry): number | undefined {
   return typeof entry.retry_after_ms === 'number' && entry.retry_after_ms > 0 ? entry.retry_after_ms : undefined;
 }
 
+/** Per client journal: whether the buyer ever had two requests in flight at once. */
+const concurrentClients = new WeakMap<readonly JournalEntry[], boolean>();
+
+/** Whether any two of the client's requests (in start order) overlapped in time. */
+function isConcurrent(requests: readonly JournalEntry[]): boolean {
+  let found = concurrentClients.get(requests);
+  if (found !== undefined) return found;
+  let latestEnd = -Infinity;
+  found = false;
+  for (const entry of requests) {
+    if (entry.t < latestEnd) {
+      found = true;
+      break;
+    }
+    latestEnd = Math.max(latestEnd, entry.t + entry.duration_ms);
+  }
+  concurrentClients.set(requests, found);
+  return found;
+}
+
 /**
- * The first request after position `index` that satisfies `test` and was sent once the reply at
- * `index` was complete: the buyer's reaction to that reply.
+ * Whether `later` can be the buyer's reaction to the reply to `earlier`: it started once that reply
+ * was complete (sentAfterReply), and did not cross it on the wire. A buyer with several requests in
+ * flight sends its next one as any reply comes in, so a request that reaches the proxy within
+ * `crossingMs` of this reply's end may have left before the buyer read it (the buyer zoo of
+ * test/zoo/ shows such crossings on a busy machine); it is not taken as a reaction. A buyer that
+ * never had two requests in flight gets no such allowance: its prompt reactions count.
  */
-export function nextRequest(requests: readonly JournalEntry[], index: number, test: (entry: JournalEntry) => boolean): JournalEntry | undefined {
+export function reactsTo(requests: readonly JournalEntry[], earlier: JournalEntry, later: JournalEntry, crossingMs: number): boolean {
+  if (!sentAfterReply(earlier, later)) return false;
+  return !(isConcurrent(requests) && later.t < earlier.t + earlier.duration_ms + crossingMs);
+}
+
+/**
+ * The first request after position `index` that satisfies `test` and reacts to the reply at
+ * `index` (reactsTo): the buyer's reaction to that reply.
+ */
+export function nextRequest(
+  requests: readonly JournalEntry[],
+  index: number,
+  test: (entry: JournalEntry) => boolean,
+  crossingMs: number,
+): JournalEntry | undefined {
   const reply = requests[index];
-  for (let i = index + 1; i < requests.length; i++) if (sentAfterReply(reply, requests[i]) && test(requests[i])) return requests[i];
+  for (let i = index + 1; i < requests.length; i++) if (reactsTo(requests, reply, requests[i], crossingMs) && test(requests[i])) return requests[i];
   return undefined;
 }
 

@@ -23,7 +23,7 @@ export const retryAfterCheck: Check = {
       const hint = retryHintMs(limited);
       if (hint === undefined) continue;
       hints++;
-      const next = nextRequest(requests, index, (e) => skillOf(e) === skillOf(limited));
+      const next = nextRequest(requests, index, (e) => skillOf(e) === skillOf(limited), tolerance);
       if (next === undefined) {
         onTime.push(limited.id); // never came back: the hint was honoured
         continue;

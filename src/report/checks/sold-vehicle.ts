@@ -9,7 +9,7 @@
  */
 import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { retryableOf, sawError, sawSuccess, sentAfterReply } from './read-line.js';
+import { reactsTo, retryableOf, sawError, sawSuccess } from './read-line.js';
 
 const GONE_CODES = ['VEHICLE_UNAVAILABLE', 'VEHICLE_NOT_FOUND'] as const;
 
@@ -38,7 +38,7 @@ export const soldVehicleCheck: Check = {
       if (entry.vehicle === undefined) continue;
       const gone = watching.get(entry.vehicle);
       if (gone !== undefined) {
-        if (!sentAfterReply(gone.refusal, entry)) continue; // in flight before the refusal arrived
+        if (!reactsTo(requests, gone.refusal, entry, thresholds.retry_after_tolerance_ms)) continue; // in flight before the refusal arrived
         gone.repeats.push(entry);
         if (sawSuccess(entry)) watching.delete(entry.vehicle);
       } else if (sawError(entry, GONE_CODES) && retryableOf(entry) === true) {

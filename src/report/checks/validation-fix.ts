@@ -40,14 +40,14 @@ export const validationFixCheck: Check = {
     },
   },
   rule: "After a validation error that lists its problems, the next request for that skill fixes every listed problem at once (checked with the request schemas), or the client gives up; when the reply says retryable: true (the dealer's per-instance value wins over the codes' default of false), the same payload again is also right (backoff grades the wait).",
-  grade({ requests }) {
+  grade({ requests, thresholds }) {
     const good: string[] = [];
     const bad: { ids: string[]; problem: string; skill: string }[] = [];
     let refusals = 0;
     for (const [index, refusal] of requests.entries()) {
       if (!sawError(refusal, [...VALIDATION_CODES]) || !refusal.listed_problems?.length) continue;
       refusals++;
-      const next = nextRequest(requests, index, (e) => skillOf(e) === skillOf(refusal));
+      const next = nextRequest(requests, index, (e) => skillOf(e) === skillOf(refusal), thresholds.retry_after_tolerance_ms);
       if (next === undefined) {
         good.push(refusal.id); // gave up on it
         continue;
