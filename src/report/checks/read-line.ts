@@ -115,37 +115,22 @@ export function retryHintMs(entry: JournalEntry): number | undefined {
   return typeof entry.retry_after_ms === 'number' && entry.retry_after_ms > 0 ? entry.retry_after_ms : undefined;
 }
 
-/** Per client journal: whether the buyer ever had two requests in flight at once. */
-const concurrentClients = new WeakMap<readonly JournalEntry[], boolean>();
-
-/** Whether any two of the client's requests (in start order) overlapped in time. */
-function isConcurrent(requests: readonly JournalEntry[]): boolean {
-  let found = concurrentClients.get(requests);
-  if (found !== undefined) return found;
-  let latestEnd = -Infinity;
-  found = false;
-  for (const entry of requests) {
-    if (entry.t < latestEnd) {
-      found = true;
-      break;
-    }
-    latestEnd = Math.max(latestEnd, entry.t + entry.duration_ms);
-  }
-  concurrentClients.set(requests, found);
-  return found;
-}
-
 /**
  * Whether `later` can be the buyer's reaction to the reply to `earlier`: it started once that reply
  * was complete (sentAfterReply), and did not cross it on the wire. A buyer with several requests in
  * flight sends its next one as any reply comes in, so a request that reaches the proxy within
- * `crossingMs` of this reply's end may have left before the buyer read it (the buyer zoo of
- * test/zoo/ shows such crossings on a busy machine); it is not taken as a reaction. A buyer that
- * never had two requests in flight gets no such allowance: its prompt reactions count.
+ * `crossingMs` of this reply's end, while another of the buyer's requests was in flight beside the first or as it starts,
+ * may have left before the buyer read the reply (the buyer zoo of test/zoo/ shows such crossings on
+ * a busy machine); it is not taken as a reaction. A buyer with nothing else in flight gets no such
+ * allowance: its prompt reactions count.
  */
 export function reactsTo(requests: readonly JournalEntry[], earlier: JournalEntry, later: JournalEntry, crossingMs: number): boolean {
   if (!sentAfterReply(earlier, later)) return false;
-  return !(isConcurrent(requests) && later.t < earlier.t + earlier.duration_ms + crossingMs);
+  const replyEnd = earlier.t + earlier.duration_ms;
+  if (later.t >= replyEnd + crossingMs) return true;
+  // Only the few requests this close to a reply get here: is another one in flight beside `earlier`, or as `later` starts?
+  const beside = (r: JournalEntry, from: number, to: number) => r.t < to && r.t + r.duration_ms > from;
+  return !requests.some((r) => r !== earlier && r !== later && (beside(r, earlier.t, replyEnd) || beside(r, later.t, later.t)));
 }
 
 /**
