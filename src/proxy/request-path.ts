@@ -269,7 +269,9 @@ function record(x: Exchange): void {
   const { proxy, request, outcome, res } = x;
   if (proxy.observers.length === 0 && x.trace === undefined) return;
   // A refused request's reply (if any) went out on the socket, not through `res`.
-  const aborted = x.refusal ? x.refusal.status === 0 : !res.writableFinished;
+  // Not writableFinished: a reply just handed to res.end() may finish a tick later (Node 24 always
+  // waits for the tick), and the buyer has not gone for that; a buyer that left is `gone`.
+  const aborted = x.refusal ? x.refusal.status === 0 : x.buyer.gone || !res.writableEnded;
   // A reply cut short still had the status line the buyer received (a stream it left after 200 and events is a 200).
   const status = aborted && !res.headersSent ? 0 : (outcome.status ?? res.statusCode);
   const durationMs = performance.now() - x.t0;
