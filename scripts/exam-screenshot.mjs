@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Makes docs/exam-report.png, the screenshot the README opens with: the exam of the Python buyer
-// over the default battery, its HTML report opened in headless Debian Chromium.
-//   npm run build && node scripts/exam-screenshot.mjs
+// over the default battery, its HTML report opened in headless Debian Chromium. The exam's own
+// scorecard goes to stdout, so the README's copy of it can be refreshed from the same run.
+//   npm run screenshot:exam      (builds first)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ try {
   try {
     execFileSync(process.execPath, ['bin/aap-chaos.js', 'exam', '--parallel', '6', '--html', html, '--', 'python3', 'examples/python-buyer/buyer.py'], {
       cwd: root,
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'inherit', 'inherit'],
     });
   } catch (e) {
     if (e.status !== 1) throw e; // a FAIL still makes a report worth showing

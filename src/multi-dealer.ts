@@ -1,6 +1,6 @@
 /**
  * Several dealers behind one run: the named dealers of `--dealer NAME=URL` and the embedded mocks of
- * `--mock-dealers N` (named m1…mN, each with its own seeded inventory, card name and lead store),
+ * `--mock-dealers N` (named m1…mN, each with its own seeded inventory, dealership name, dealer id and lead store),
  * put behind one DealerRouter. runtime.ts calls this when either option is given; a run with
  * `--target` (or neither) keeps its one proxy.
  */
@@ -30,7 +30,7 @@ export const mockDealerName = (i: number): string => `m${i}`;
  */
 export async function startDealers(
   opts: MultiDealerOptions,
-  mock: Omit<MockDealerOptions, 'seed' | 'name'>,
+  mock: Omit<MockDealerOptions, 'seed' | 'name' | 'dealerId'>,
   timeouts: ListenerTimeouts,
   onStarted: (mock: RunningMockDealer) => void,
 ): Promise<DealerTarget[]> {
@@ -51,7 +51,15 @@ export async function startDealers(
   // Same seed, same dealers: mock i serves the inventory of seed + i.
   const base = opts.seed ?? 1;
   for (let i = 1; i <= count; i++) {
-    const running = await startMockDealer({ ...mock, seed: (base + i) >>> 0, name: `Mock Motors ${mockDealerName(i)}`, port: 0, host: '127.0.0.1', timeouts });
+    const running = await startMockDealer({
+      ...mock,
+      seed: (base + i) >>> 0,
+      name: `Mock Motors ${mockDealerName(i)}`,
+      dealerId: `mock-motors-${mockDealerName(i)}`,
+      port: 0,
+      host: '127.0.0.1',
+      timeouts,
+    });
     onStarted(running);
     out.push({ name: mockDealerName(i), url: running.url });
   }

@@ -265,10 +265,15 @@ def read_rpc_error(error, status=None, retry_after_ms=None):
         if payload is None:
             not_found.append({"field": "payload", "why": "no aap.error entry in error.data: read from the AAP ErrorInfo"})
     if code is None and payload is None and aap_info is None:
+        named = A2A_NAME_BY_CODE.get(rpc_code)
         if a2a_info is not None and isinstance(a2a_info.get("reason"), str):
             code = a2a_info["reason"]
-        elif rpc_code in A2A_NAME_BY_CODE:
-            code = A2A_NAME_BY_CODE[rpc_code]
+        elif named in AAP_RETRYABLE_DEFAULTS:
+            # A bare -32603 is JSON-RPC's internal error, not the AAP code of the same name: without a
+            # typed payload the dealer named no AAP code, so none is made up (nor its retryable default).
+            not_found.append({"field": "payload", "why": "no aap.error payload or ErrorInfo: a bare JSON-RPC %d names no AAP code" % rpc_code})
+        elif named is not None:
+            code = named
             not_found.append({"field": "code", "why": "no ErrorInfo reason: named after the JSON-RPC code %d" % rpc_code})
     if code is not None:
         reading["code"] = code

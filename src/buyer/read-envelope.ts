@@ -159,9 +159,14 @@ export function readRpcError(error: Json, http: HttpFacts = {}): AapErrorReading
     if (!payload) notFound.push({ field: 'payload', why: 'no aap.error entry in error.data: read from the AAP ErrorInfo' });
   }
   if (code === undefined && !payload && !aapInfo) {
+    const named = jsonRpcCode === undefined ? undefined : A2A_NAME_BY_CODE.get(jsonRpcCode);
     if (typeof a2aInfo?.reason === 'string') code = a2aInfo.reason;
-    else if (jsonRpcCode !== undefined && A2A_NAME_BY_CODE.has(jsonRpcCode)) {
-      code = A2A_NAME_BY_CODE.get(jsonRpcCode);
+    else if (named !== undefined && isAapCode(named)) {
+      // A bare -32603 is JSON-RPC's internal error, not the AAP code of the same name: without a
+      // typed payload the dealer named no AAP code, so none is made up (nor its retryable default).
+      notFound.push({ field: 'payload', why: `no aap.error payload or ErrorInfo: a bare JSON-RPC ${jsonRpcCode} names no AAP code` });
+    } else if (named !== undefined) {
+      code = named;
       notFound.push({ field: 'code', why: `no ErrorInfo reason: named after the JSON-RPC code ${jsonRpcCode}` });
     }
   }

@@ -17,6 +17,7 @@ export const DEFAULT_BATTERY = [
   'version-mismatch',
   'lead-gauntlet',
   'inventory-churn',
+  'retryable-overrides',
   'lead-recovery',
 ] as const;
 

@@ -4,12 +4,16 @@
  * usual order. So a battery scenario named in UNTIDY_TWINS runs twice: as written, and as its
  * "untidy twin" with `envelope: {shuffle: true, unknown_detail: true}` on every reply, which
  * reorders every error's `data` entries and adds one of an unknown `@type`. The twin's faults are
- * the same (counted rules, same seed), so a buyer that reads the payload by `@type` sends the
- * same requests and earns the same verdicts in both runs.
+ * the same (counted rules, same seed), so a buyer that reads the payload by `@type` reacts to
+ * every error the same way and earns the same verdicts in both runs. Reactions are compared as
+ * behaviour, not bytes (see Reaction below), and as a multiset, so the order in which independent
+ * concurrent requests happened to go does not count.
  */
 import type { Scenario } from '../scenario/load.js';
 import { CHECK_NAMES } from '../report/checks/index.js';
 import type { JournalEntry } from '../journal/entry.js';
+import { gapMs, nextRequest, requestIdentity, retryHintMs, sawError, skillOf } from '../report/checks/read-line.js';
+import { resolveThresholds } from '../report/thresholds.js';
 import type { BatteryScenario } from './battery.js';
 import type { ExamRun } from './scorecard.js';
 
@@ -32,13 +36,79 @@ export function withUntidyTwins(battery: readonly BatteryScenario[]): BatterySce
   });
 }
 
-/** What the buyer did, request by request: the skill (or method) and what it asked. */
-function reactions(journal: readonly JournalEntry[]): { entry: JournalEntry; what: string }[] {
-  return journal
-    .filter((e) => e.method !== undefined)
-    .sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : 1))
-    .map((entry) => ({ entry, what: `${entry.skill ?? entry.method} ${entry.request_hash ?? ''}`.trim() }));
+/**
+ * How the buyer reacted to one error it received, as behaviour rather than bytes: which skill and
+ * code it met, and whether it then sent that request again unchanged, or — after an error that
+ * names what to change (listed places, the idempotency key) — changed it (fixing how many of the
+ * listed places, keeping or renewing the key) or gave up on the skill; for a reply with a retry
+ * hint, whether it waited it out. Timestamps,
+ * UUIDs, keys, messageIds and ids the dealer returned never enter it, so a buyer that takes its
+ * consent time from the clock or draws fresh keys reacts the same in both runs. Waits without a
+ * hint are not compared: jittered backoff draws them at random by design (backoff grades them).
+ */
+interface Reaction {
+  /** The error met: skill and code. */
+  met: string;
+  /** What the buyer did next. */
+  did: string;
+  /** The reply, for evidence. */
+  entry: JournalEntry;
 }
+
+function keyClause(error: JournalEntry, next: JournalEntry): string {
+  if (next.skill !== 'lead.submit') return '';
+  if (next.idempotency_key === undefined) return ', without an idempotency_key';
+  return next.idempotency_key === error.idempotency_key ? ', with the same idempotency_key' : ', with a new idempotency_key';
+}
+
+function reactionTo(requests: readonly JournalEntry[], index: number, tolerance: number): string {
+  const error = requests[index]!;
+  const identity = requestIdentity(error);
+  const again = identity === undefined ? undefined : nextRequest(requests, index, (e) => requestIdentity(e) === identity, tolerance);
+  // Only an error that names what to change (listed places, the idempotency key) makes the next
+  // request of the skill its answer; otherwise that may be any other request of a busy buyer.
+  const namesChange = (error.listed_problems?.length ?? 0) > 0 || error.error_code === 'IDEMPOTENCY_CONFLICT';
+  const next = again ?? (namesChange ? nextRequest(requests, index, (e) => skillOf(e) === skillOf(error), tolerance) : undefined);
+  if (next === undefined) return namesChange ? `gave up on ${skillOf(error)}` : 'did not send it again';
+  let did = next === again ? 'sent the same request again' : 'changed the request';
+  const listed = error.listed_problems ?? [];
+  if (next !== again && listed.length > 0) {
+    const fixed = listed.filter((l) => !(next.request_problems ?? []).some((p) => p === l || p.startsWith(`${l}/`))).length;
+    did += `, fixing ${fixed} of ${listed.length} listed places`;
+  }
+  did += keyClause(error, next);
+  const hint = retryHintMs(error);
+  if (hint !== undefined) did += gapMs(error, next) + tolerance >= hint ? ', after the retry hint' : ', before the retry hint';
+  return did;
+}
+
+/** The buyer's reaction to every error it received, in start order. */
+function reactions(journal: readonly JournalEntry[], tolerance: number): Reaction[] {
+  const requests = journal.filter((e) => e.method !== undefined).sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : 1));
+  return requests.flatMap((entry, i) =>
+    sawError(entry) ? [{ met: `${skillOf(entry)} ${entry.error_code ?? `error ${entry.rpc_code}`}`, did: reactionTo(requests, i, tolerance), entry }] : [],
+  );
+}
+
+/** How many requests of each skill, sorted: what the whole run asked, whatever the order. */
+function skillCounts(journal: readonly JournalEntry[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const e of journal) if (e.method !== undefined) counts.set(skillOf(e), (counts.get(skillOf(e)) ?? 0) + 1);
+  return counts;
+}
+
+/** The first reaction of the twin that the base run has no match for (order of independent requests aside). */
+function firstUnmatched(base: Reaction[], twin: Reaction[]): { twin?: Reaction; base?: Reaction } | undefined {
+  const left = [...base];
+  for (const r of twin) {
+    const at = left.findIndex((b) => b.met === r.met && b.did === r.did);
+    if (at >= 0) left.splice(at, 1);
+    else return { twin: r, base: left.find((b) => b.met === r.met) };
+  }
+  return left.length > 0 ? { base: left[0] } : undefined;
+}
+
+const ADVICE = 'find the AAP payload by its @type and ignore unknown entries';
 
 function compare(base: ExamRun, twin: ExamRun): { verdict: 'PASS' | 'FAIL' | 'NOT EXERCISED'; evidence: string[]; explanation: string } {
   const untidied = twin.journal.filter((e) => e.faults?.some((f) => f.rule === UNTIDY_RULE)).length;
@@ -49,26 +119,38 @@ function compare(base: ExamRun, twin: ExamRun): { verdict: 'PASS' | 'FAIL' | 'NO
     return {
       verdict: 'FAIL',
       evidence: twin.evidence[c] ?? [],
-      explanation: `with shuffled, padded error envelopes ${c} went from ${base.verdicts[c]} to ${twin.verdicts[c]}; find the AAP payload by its @type and ignore unknown entries`,
+      explanation: `with shuffled, padded error envelopes ${c} went from ${base.verdicts[c]} to ${twin.verdicts[c]}; ${ADVICE}`,
     };
   }
-  const before = reactions(base.journal);
-  const after = reactions(twin.journal);
-  const at = after.findIndex((r, i) => before[i]?.what !== r.what);
-  if (at >= 0 || before.length !== after.length) {
-    const i = at >= 0 ? at : Math.min(before.length, after.length);
-    const was = before[i]?.what ?? 'nothing more';
-    const now = after[i]?.what ?? 'nothing more';
+  const tolerance = resolveThresholds().retry_after_tolerance_ms;
+  const before = reactions(base.journal, tolerance);
+  const after = reactions(twin.journal, tolerance);
+  const odd = firstUnmatched(before, after);
+  if (odd !== undefined) {
+    const met = (odd.twin ?? odd.base)!.met;
+    const was = odd.base?.did ?? `did not meet ${met}`;
+    const now = odd.twin?.did ?? `did not meet ${met}`;
     return {
       verdict: 'FAIL',
-      evidence: after[i] ? [after[i]!.entry.id] : [],
-      explanation: `with shuffled, padded error envelopes the buyer's request ${i + 1} was ${now} instead of ${was}; find the AAP payload by its @type and ignore unknown entries`,
+      evidence: odd.twin ? [odd.twin.entry.id] : [],
+      explanation: `with shuffled, padded error envelopes the buyer reacted to ${met} differently: it ${now}, where with tidy envelopes it ${was}; ${ADVICE}`,
     };
+  }
+  const countsBefore = skillCounts(base.journal);
+  const countsAfter = skillCounts(twin.journal);
+  for (const skill of new Set([...countsBefore.keys(), ...countsAfter.keys()])) {
+    const [was, now] = [countsBefore.get(skill) ?? 0, countsAfter.get(skill) ?? 0];
+    if (was !== now)
+      return {
+        verdict: 'FAIL',
+        evidence: [],
+        explanation: `with shuffled, padded error envelopes the buyer sent ${now} ${skill} requests instead of ${was}; ${ADVICE}`,
+      };
   }
   return {
     verdict: 'PASS',
     evidence: [],
-    explanation: `the same ${after.length} requests and verdicts with ${untidied} shuffled, padded error envelopes as without`,
+    explanation: `the same reactions to ${after.length} errors (${untidied} of them shuffled and padded), the same requests per skill and the same verdicts as with tidy envelopes`,
   };
 }
 

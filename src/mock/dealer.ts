@@ -30,10 +30,12 @@ export interface MockDealerOptions {
   seed?: number;
   /** Clock for consent and appointment rules; tests may pin it. */
   now?: () => Date;
-  /** The name the card gives the dealer (default the inventory's dealer name); one per mock when several run. */
+  /** The dealer's name on its card, in dealer.information and in its rooftops' names (default the inventory's); one per mock when several run. */
   name?: string;
   /** Signs the agent card (A2A v1.0 card signatures); its public half is served at /.well-known/aap-chaos/jwks.json. */
   cardSigningKey?: CardSigningKey;
+  /** The `dealer_id` of every vehicle (default the inventory's); one per mock when several run. */
+  dealerId?: string;
 }
 
 export interface MockDealer {
@@ -52,8 +54,10 @@ export function createMockDealer(opts: MockDealerOptions = {}): MockDealer {
   if (!URL.canParse(extensionUri)) throw new Error(`mock dealer: extension URI "${extensionUri}" is not an absolute URI`);
   const streaming = opts.streaming ?? false;
   // Loading throws a user-facing Error (file name + JSON paths) before any server starts.
-  const inventory = opts.inventoryFile !== undefined ? loadInventoryFile(opts.inventoryFile) : Inventory.fromSeed(opts.seed);
-  const cardDealer = opts.name !== undefined ? { ...inventory.dealer, name: opts.name } : inventory.dealer;
+  const stock = opts.inventoryFile !== undefined ? loadInventoryFile(opts.inventoryFile) : Inventory.fromSeed(opts.seed);
+  const renamed = opts.name !== undefined || opts.dealerId !== undefined;
+  const inventory = renamed ? stock.asDealer({ name: opts.name ?? stock.dealer.name, dealerId: opts.dealerId }) : stock;
+  const cardDealer = inventory.dealer;
   const settings: RpcSettings = {
     profile,
     extensionUri,

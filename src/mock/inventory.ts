@@ -28,6 +28,28 @@ export class Inventory {
     return new Inventory(MOCK_DEALER_INFO, vehicles, sold);
   }
 
+  /**
+   * The same stock under another dealership: its name (the dealer.information name, the card's, and
+   * the rooftops named after it) and the `dealer_id` every vehicle carries. Several mocks behind one
+   * proxy each get their own, so a buyer that fans out can tell them apart.
+   */
+  asDealer(identity: { name: string; dealerId?: string }): Inventory {
+    const old = this.dealer.name;
+    const rename = (rooftop: string): string => (rooftop.startsWith(old) ? identity.name + rooftop.slice(old.length) : rooftop);
+    const dealer: DealerInfo = {
+      ...this.dealer,
+      name: identity.name,
+      ...(this.dealer.welcome_message !== undefined ? { welcome_message: this.dealer.welcome_message.split(old).join(identity.name) } : {}),
+      rooftops: this.dealer.rooftops.map((r) => ({ ...r, name: rename(r.name) })),
+    };
+    const move = (v: Vehicle): Vehicle => ({
+      ...v,
+      ...(identity.dealerId !== undefined ? { dealer_id: identity.dealerId } : {}),
+      rooftop: rename(v.rooftop),
+    });
+    return new Inventory(dealer, this.vehicles.map(move), this.sold.map(move));
+  }
+
   /** Every identifier given must match the same vehicle (VIN case-insensitively). */
   lookup(key: VehicleKey): VehicleLookup {
     const matches = (v: Vehicle): boolean =>

@@ -25,6 +25,20 @@ function shuffled<T>(items: T[], random: () => number): T[] {
   return out;
 }
 
+const unknownDetail = () => ({ '@type': UNKNOWN_DETAIL_TYPE, note: 'an entry buyers must ignore', level: 3 });
+
+/**
+ * Both faults at once: every entry after the ErrorInfo leaves its place (a shuffle that keeps one
+ * in place is rotated instead), between two unknown entries. So no fixed position — `data[1]`,
+ * `data[2]`, the last entry — holds what it held before, and a buyer that reads the AAP payload
+ * by position misreads every such error (a shuffle alone could leave the payload last).
+ */
+function displaced<T>(entries: T[], random: () => number): (T | ReturnType<typeof unknownDetail>)[] {
+  let moved = entries.length > 1 ? shuffled(entries, random) : entries;
+  if (moved.some((v, i) => v === entries[i]) && entries.length > 1) moved = [...entries.slice(1), entries[0]!];
+  return [unknownDetail(), ...moved, unknownDetail()];
+}
+
 const NOT_AN_ERROR = 'the reply is not a JSON-RPC error';
 
 /**
@@ -43,9 +57,12 @@ export function applyEnvelopeFaults(
   if (Array.isArray(data)) {
     const leads = (data[0] as { '@type'?: unknown } | undefined)?.['@type'] === ERROR_INFO_TYPE ? 1 : 0;
     let tail = data.slice(leads);
-    if (faults.unknown_detail) tail.push({ '@type': UNKNOWN_DETAIL_TYPE, note: 'an entry buyers must ignore', level: 3 });
-    if (faults.shuffle && tail.length > 1) tail = shuffled(tail, random);
-    else if (!faults.unknown_detail) return { reply, changed: false, reason: 'only one entry follows the leading ErrorInfo: nothing to reorder' };
+    if (faults.shuffle && faults.unknown_detail) tail = displaced(tail, random);
+    else {
+      if (faults.unknown_detail) tail.push(unknownDetail());
+      if (faults.shuffle && tail.length > 1) tail = shuffled(tail, random);
+      else if (!faults.unknown_detail) return { reply, changed: false, reason: 'only one entry follows the leading ErrorInfo: nothing to reorder' };
+    }
     data = [...data.slice(0, leads), ...tail];
   } else if (data && typeof data === 'object' && profile === '1.3') {
     if (faults.unknown_detail) data = { ...data, x_unknown_field: 'buyers must ignore unknown fields', x_trace: { hops: 2 } };

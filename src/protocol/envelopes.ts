@@ -241,6 +241,9 @@ export function summarizeError(error: JsonRpcError): ErrorSummary {
     if (aap.details && typeof aap.details === 'object') summary.details = aap.details as Record<string, unknown>;
   } else if (info && typeof info.reason === 'string') {
     summary.code = info.reason;
+    // A dealer (or an SDK on the way) that sends only the ErrorInfo still says retryable, as a string.
+    const said = (info.metadata as Record<string, unknown> | undefined)?.retryable;
+    if (said === 'true' || said === 'false') summary.retryable = said === 'true';
   }
   if (summary.code !== undefined && VALIDATION_CODES.has(summary.code as AapCode)) {
     const listed = listedProblems(summary.details, entries);

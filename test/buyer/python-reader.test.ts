@@ -71,6 +71,8 @@ function corpus(): [string, unknown][] {
   cases.push(
     ['data a string', { error: { code: -32000, message: 'm', data: 'x' } }],
     ['data null', { error: { code: -32603, message: 'm', data: null } }],
+    ['a bare -32603', { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } }],
+    ['a -32603 whose data is a number', { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error', data: 500 } }],
     ['junk entries', { error: { code: -32000, message: 'm', data: [[1], null, 3, 'x'] } }],
     ['no @type anywhere', { ...rate, error: { ...rate.error, data: data.map(({ ['@type']: _t, ...rest }) => rest) } }],
     ['metadata numbers, no payload', { ...rate, error: { ...rate.error, data: [{ ...data[0], metadata: { code: 7, retryable: true, error_id: 1 } }] } }],

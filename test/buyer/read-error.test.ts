@@ -156,10 +156,22 @@ const hostile: { name: string; value: () => unknown; expect: Partial<AapErrorRea
     notFound: ['data'],
   },
   {
-    name: 'data is null',
+    name: 'a bare -32603 (data null) names no AAP code',
     value: () => ({ error: { code: -32603, message: 'm', data: null } }),
-    expect: { kind: 'a2a', code: 'INTERNAL_ERROR', retryable: true },
-    notFound: ['data'],
+    expect: { kind: 'a2a', jsonRpcCode: -32603, code: undefined, retryable: false },
+    notFound: ['data', 'payload', 'code', 'retryable'],
+  },
+  {
+    name: 'a bare -32603 without data names no AAP code',
+    value: () => ({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } }),
+    expect: { kind: 'a2a', jsonRpcCode: -32603, code: undefined, retryable: false },
+    notFound: ['payload', 'code', 'retryable'],
+  },
+  {
+    name: 'a -32603 whose data is a number names no AAP code',
+    value: () => ({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error', data: 500 } }),
+    expect: { kind: 'a2a', jsonRpcCode: -32603, code: undefined, retryable: false },
+    notFound: ['data', 'payload', 'code', 'retryable'],
   },
   {
     name: 'data entries are arrays, nulls and numbers',
@@ -265,6 +277,7 @@ t.test('hostile envelopes: the right answer or an explicit "not found", never a 
     let reading: AapErrorReading | undefined;
     t.doesNotThrow(() => (reading = readAapError(value())), name);
     t.match(reading, expect, name);
+    if ('code' in expect && expect.code === undefined) t.notOk('code' in reading!, `${name}: no code at all`);
     for (const field of notFound ?? []) t.ok(fields(reading!).includes(field), `${name}: says ${field} was not found (${JSON.stringify(reading!.notFound)})`);
     t.ok(reading!.notFound.length > 0 || reading!.kind !== 'transport', `${name}: nothing missing goes unsaid`);
   }

@@ -86,6 +86,7 @@ t.test('scenarios lists the built-ins with their descriptions', async (t) => {
     'slow-dealer',
     'inventory-churn',
     'lead-gauntlet',
+    'retryable-overrides',
     'lossy-envelope',
     'network-chaos',
     'stream-chaos',

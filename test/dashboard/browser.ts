@@ -27,8 +27,8 @@ export interface DashboardPage {
 }
 
 /** Opens the dashboard of an instance in a new page, closed when `t` ends. */
-export async function openDashboard(root: Test, t: Test, adminUrl: string, opts: { waitLive?: boolean } = {}): Promise<DashboardPage> {
-  const context = await (await sharedBrowser(root)).newContext({ viewport: { width: 1400, height: 1000 } });
+export async function openDashboard(root: Test, t: Test, adminUrl: string, opts: { waitLive?: boolean; width?: number } = {}): Promise<DashboardPage> {
+  const context = await (await sharedBrowser(root)).newContext({ viewport: { width: opts.width ?? 1400, height: 1000 } });
   t.teardown(() => context.close());
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import tap from 'tap';
 import { callSkill, startTestRuntime } from '../control/control-fixture.js';
 import { createBuyer, sendSkill } from '../helpers/sdk-buyer.js';
+import { Inventory } from '../../src/mock/inventory.js';
 import { distinctColours, openDashboard, skip } from './browser.js';
 
 /** Where the screenshot of the first test goes; DASHBOARD_SCREENSHOT=docs/dashboard.png refreshes the README's. */
@@ -208,4 +209,29 @@ tap.test('the README screenshot is a real one', { skip }, async (t) => {
   const { page } = await openDashboard(tap, t, rt.adminUrl);
   const png = await readFile(new URL('../../docs/dashboard.png', import.meta.url));
   t.ok((await distinctColours(page, png)) > 20, 'docs/dashboard.png is not blank');
+});
+
+tap.test('at the usual 1280 px the status cell shows the whole reason a reply failed, with the code as its tooltip', { skip }, async (t) => {
+  const rt = await startTestRuntime(t);
+  const { page, problems } = await openDashboard(tap, t, rt.adminUrl, { width: 1280 });
+  // The longest code the dealer itself sends, beside an injected fault with a long effect sentence.
+  await callSkill(rt.url, 'inventory.vehicle', 'v1', { vin: Inventory.fromSeed().firstSold().vin });
+  await callSkill(rt.url, 'inventory.search', 's1', { make: 'Honda' });
+  const row = page.locator('#request-rows tr', { hasText: 'VEHICLE_UNAVAILABLE' });
+  await row.waitFor({ timeout: 5_000 });
+  await page.locator('#request-rows tr', { hasText: 'RATE_LIMITED' }).waitFor({ timeout: 5_000 });
+  for (const code of ['VEHICLE_UNAVAILABLE', 'RATE_LIMITED']) {
+    const cell = page.locator('#request-rows tr', { hasText: code }).locator('td.status');
+    t.equal(await cell.textContent(), `200 ${code}`);
+    t.equal(await cell.getAttribute('title'), `HTTP 200, ${code}`, 'the whole code as a tooltip');
+    // Measured by the browser: the text fits its cell, and the cell lies inside the visible part of the table.
+    const fit = await cell.evaluate((td: any) => {
+      const wrap = td.closest('.table-wrap').getBoundingClientRect();
+      const box = td.getBoundingClientRect();
+      return { scrollWidth: td.scrollWidth as number, clientWidth: td.clientWidth as number, right: box.right as number, visibleRight: wrap.right as number };
+    });
+    t.ok(fit.scrollWidth <= fit.clientWidth, `${code}: the text is not cut (${fit.scrollWidth} <= ${fit.clientWidth})`);
+    t.ok(fit.right <= fit.visibleRight + 0.5, `${code}: the cell is not scrolled out of sight (${fit.right} <= ${fit.visibleRight})`);
+  }
+  t.same(problems, []);
 });

@@ -72,6 +72,53 @@ t.test('each mock dealer has its own base, card, inventory and journal name', as
   t.match(metrics, /aap_chaos_dealer_faults_injected_total\{dealer="m2",rule="m2-limit",effect="error"\} 1\b/);
 });
 
+t.test('each mock dealer is a dealership of its own: name, dealer id, VINs and lead store', async (t) => {
+  const { rt } = await start(t);
+  const call = async (name: string, skill: string, data: Record<string, unknown> = {}) => {
+    const res = await fetch(`${rt.dealerUrls![name]}a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: skillRequestJson(skill, data) }),
+    });
+    return ((await res.json()) as { result: { message: { parts: { data: { data: any } }[] } } }).result.message.parts[0]!.data.data;
+  };
+  const infos = await Promise.all(['m1', 'm2', 'm3'].map((n) => call(n, 'dealer.information')));
+  t.same(
+    infos.map((i) => i.name),
+    ['Mock Motors m1', 'Mock Motors m2', 'Mock Motors m3'],
+    'dealer.information names each dealership after its mock',
+  );
+  t.ok(
+    infos.every((i, n) => i.rooftops.every((r: { name: string }) => r.name.startsWith(`Mock Motors m${n + 1} `))),
+    'and its rooftops',
+  );
+  // m2 is throttled by the scenario, so its stock is read from m1 and m3.
+  const stock = await Promise.all(['m1', 'm3'].map((n) => call(n, 'inventory.search', { pagination: { limit: 1000 } })));
+  const ids = stock.map((s) => new Set(s.vehicles.map((v: { dealer_id: string }) => v.dealer_id)));
+  t.same(
+    ids.map((s) => [...s]),
+    [['mock-motors-m1'], ['mock-motors-m3']],
+    'every vehicle carries its own dealer id',
+  );
+  const vins = stock.map((s) => new Set(s.vehicles.map((v: { vin: string }) => v.vin)));
+  t.equal([...vins[0]!].filter((v) => vins[1]!.has(v)).length, 0, 'no VIN is listed at two dealers');
+
+  const lead = (vin: string) => ({
+    idempotency_key: 'same-key-everywhere',
+    customer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', preferred_contact: 'email' },
+    consent: { granted_at: '2026-01-02T10:00:00Z', allowed_channels: ['email'], consent_text: 'I agree to be contacted.', scope: ['lead_submission'] },
+    source_agent: { name: 'dealers-test' },
+    vehicle_of_interest: { vin },
+  });
+  const [atM1, atM3] = await Promise.all([
+    call('m1', 'lead.submit', lead(stock[0]!.vehicles[0].vin)),
+    call('m3', 'lead.submit', lead(stock[1]!.vehicles[0].vin)),
+  ]);
+  t.not(atM1.status, 'duplicate', 'a lead at m1 is new there');
+  t.not(atM3.status, 'duplicate', 'the same key at m3 is a new lead: each mock keeps its own leads');
+  t.not(atM1.lead_id, atM3.lead_id);
+});
+
 t.test('a path that names no dealer gets a 404 listing the dealers', async (t) => {
   const { rt } = await start(t);
   for (const path of ['/a2a', '/d/nope/a2a', '/d/']) {

@@ -166,3 +166,44 @@ t.test('the request line still reaches the buyer untouched on pass-through', asy
   await waitFor(() => h.journal.length === 1);
   t.equal(h.journal[0]!.outcome, 'result');
 });
+
+/** The JSON-RPC id of a request body (null for a GET of the card). */
+const idOf = (body: Buffer): number | null => (body.length ? (JSON.parse(body.toString()) as { id: number }).id : null);
+
+t.test("the journal keeps each reply's own retryable, over the table default, in both profiles: the dealer's own errors and injected ones", async (t) => {
+  const overrides = [
+    ['SCHEMA_VALIDATION_FAILED', true],
+    ['VEHICLE_UNAVAILABLE', true],
+    ['IDEMPOTENCY_CONFLICT', true],
+    ['INTERNAL_ERROR', false],
+    ['RATE_LIMITED', false],
+  ] as const;
+  for (const profile of ['1.3', '2.0'] as const) {
+    for (const [code, retryable] of overrides) {
+      // The dealer's own envelope, passed through untouched.
+      const dealer = await harness(t, 'rules: []', {
+        proxy: { profile },
+        dealer: (_req, res, body) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(buildAapError(profile, code, idOf(body), { retryable })));
+        },
+      });
+      const passed = await lineFor(dealer);
+      t.match(passed, { source: 'dealer', error_code: code, retryable }, `${profile} ${code} from the dealer: retryable ${retryable}`);
+      // The same override from a scenario rule.
+      const injected = await harness(t, rule(`error: { code: ${code}, retryable: ${retryable} }`), { proxy: { profile } });
+      t.match(await lineFor(injected), { source: 'injected', error_code: code, retryable }, `${profile} ${code} injected: retryable ${retryable}`);
+    }
+  }
+  // A 2.0 dealer (or an SDK on the way) that keeps only the ErrorInfo: its string metadata.retryable.
+  const lossy = await harness(t, 'rules: []', {
+    proxy: { profile: '2.0' },
+    dealer: (_req, res, body) => {
+      const envelope = buildAapError('2.0', 'SCHEMA_VALIDATION_FAILED', idOf(body), { retryable: true });
+      const data = (envelope.error.data as Record<string, unknown>[]).filter((e) => String(e['@type']).endsWith('ErrorInfo'));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ...envelope, error: { ...envelope.error, data } }));
+    },
+  });
+  t.match(await lineFor(lossy), { error_code: 'SCHEMA_VALIDATION_FAILED', retryable: true }, 'read from the ErrorInfo when the payload is missing');
+});

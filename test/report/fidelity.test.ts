@@ -148,10 +148,18 @@ t.test('a request already in flight when the error went out is not a reaction', 
   j.at(3);
   t.equal(grade(j.entries, 'retry-after').verdict, 'PASS', 'retry-after');
   t.equal(grade(j.entries, 'no-storm').verdict, 'PASS', 'no-storm');
-  j.at(45); // sent after the reply: a reaction, and early
+  j.at(45); // 5 ms after the reply, with three others in flight: it may have crossed the reply on the wire
+  t.equal(grade(j.entries, 'retry-after').verdict, 'PASS', 'a request that may have crossed the reply is not judged');
+  j.at(100); // sent well after the reply: a reaction, and early
   t.equal(grade(j.entries, 'retry-after').verdict, 'FAIL', 'a request sent after the reply still counts');
   t.equal(grade(j.entries, 'no-storm').verdict, 'FAIL');
-  t.match(grade(j.entries, 'retry-after').explanation, /again after 45 ms against a 1000 ms hint/);
+  t.match(grade(j.entries, 'retry-after').explanation, /again after 100 ms against a 1000 ms hint/);
+
+  // One request at a time: a prompt reaction counts, however prompt.
+  const one = new JournalBuilder({ duration_ms: 40 });
+  one.at(0, reply.rateLimited(1000));
+  one.at(41);
+  t.equal(grade(one.entries, 'retry-after').verdict, 'FAIL', 'a sequential buyer 1 ms after the reply');
 });
 
 t.test('the report says which client key it grouped by', async (t) => {

@@ -38,19 +38,53 @@ t.test('the battery gets an untidy twin of lead-recovery: the same rules behind 
   t.same(battery[1]!.scenario.rules![0], { id: 'untidy-envelopes', envelope: { shuffle: true, unknown_detail: true } });
 });
 
-t.test('the same requests and verdicts with untidy envelopes: PASS', async (t) => {
+t.test('the same reactions and verdicts with untidy envelopes: PASS', async (t) => {
   const twin = pair(journal(true, false), journal(true, true));
   t.equal(twin.verdicts['payload-by-type'], 'PASS');
-  t.match(twin.explanations['payload-by-type'], /the same 4 requests and verdicts with 1 shuffled, padded error envelope/);
+  t.match(twin.explanations['payload-by-type'], /the same reactions to 1 errors \(1 of them shuffled and padded\)/);
 });
 
-t.test('a buyer that gives up once the payload is not where it looked: FAIL, with the request that changed', async (t) => {
+t.test('a buyer that gives up once the payload is not where it looked: FAIL, saying how it reacted', async (t) => {
   const untidy = journal(false, true);
   const twin = pair(journal(true, false), untidy);
   t.equal(twin.verdicts['payload-by-type'], 'FAIL');
   t.equal(twin.ok, false);
-  t.match(twin.explanations['payload-by-type'], /request 3 was lead\.submit hash-lead instead of inventory\.vehicle hash-vehicle/);
-  t.same(twin.evidence['payload-by-type'], [untidy[2]!.id]);
+  t.match(
+    twin.explanations['payload-by-type'],
+    /reacted to inventory\.vehicle INTERNAL_ERROR differently: it did not send it again, where with tidy envelopes it sent the same request again/,
+  );
+  t.same(twin.evidence['payload-by-type'], [untidy[1]!.id]);
+});
+
+/** lead-recovery's shape: a refused search, a lead conflict, as one buyer meets them; `vary` changes what a real buyer changes from run to run. */
+function recovery(untidy: boolean, vary: { lead?: string; key?: string; order?: boolean; giveUp?: boolean } = {}): JournalEntry[] {
+  const j = new JournalBuilder();
+  const mark = untidy ? untidied : {};
+  const listed = ['/filters/year_min', '/pagination/limit'];
+  const searches = [{ request_hash: 'hash-a' }, { request_hash: 'hash-b' }];
+  for (const [i, s] of (vary.order ? searches.reverse() : searches).entries()) j.at(i, s); // two independent searches in flight
+  j.at(50, { request_hash: 'hash-bad', ...reply.refused('SCHEMA_VALIDATION_FAILED'), rpc_code: -32602, listed_problems: listed, ...mark });
+  if (!vary.giveUp) j.at(300, { request_hash: 'hash-good' });
+  // The lead's payload hash and keys differ from run to run: a consent time from the clock, fresh UUID keys.
+  const lead = { skill: 'lead.submit', request_hash: vary.lead ?? 'hash-lead-1' };
+  j.at(600, { ...lead, idempotency_key: 'k-1' });
+  j.at(700, { ...lead, idempotency_key: vary.key ?? 'k-2', ...reply.refused('IDEMPOTENCY_CONFLICT'), ...mark });
+  j.at(900, { ...lead, idempotency_key: `${vary.key ?? 'k-2'}-fresh` });
+  return j.entries;
+}
+
+t.test('clock timestamps, fresh keys and the order of concurrent requests change bytes, not reactions: PASS', async (t) => {
+  const twin = pair(recovery(false), recovery(true, { lead: 'hash-lead-2', key: 'uuid-9', order: true }));
+  t.equal(twin.verdicts['payload-by-type'], 'PASS', twin.explanations['payload-by-type'] ?? '');
+});
+
+t.test('giving up on a search it fixed with tidy envelopes: FAIL, naming what differed', async (t) => {
+  const twin = pair(recovery(false), recovery(true, { giveUp: true }));
+  t.equal(twin.verdicts['payload-by-type'], 'FAIL');
+  t.match(
+    twin.explanations['payload-by-type'],
+    /inventory\.search SCHEMA_VALIDATION_FAILED differently: it gave up on inventory\.search, where with tidy envelopes it changed the request, fixing 2 of 2 listed places/,
+  );
 });
 
 t.test('no envelope untidied: NOT EXERCISED; one journal alone never exercises it', async (t) => {

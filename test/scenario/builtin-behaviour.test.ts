@@ -104,6 +104,28 @@ t.test('lead-gauntlet: consent, consent scope, idempotency and appointment error
   t.same(codes, ['CONTACT_CONSENT_REQUIRED', 'INVALID_CONSENT', 'IDEMPOTENCY_CONFLICT', 'APPOINTMENT_TIME_UNAVAILABLE']);
 });
 
+t.test('retryable-overrides: each first search, vehicle lookup and lead gets an error whose retryable overrides its default', async (t) => {
+  const chaos = await chaosFor(t, 'retryable-overrides');
+  const payload = (reply: RawReply) => JSON.parse(reply.body.toString()).error?.data as { code: string; retryable: boolean } | undefined;
+  t.match(payload(await call(chaos, 'inventory.search', {})), { code: 'SCHEMA_VALIDATION_FAILED', retryable: true }, 'the first search');
+  t.equal(payload(await call(chaos, 'inventory.search', {})), undefined, 'the same search again goes through');
+  const overridden = [];
+  for (const [skill, data] of [
+    ['inventory.vehicle', { vin: '3FMUKX5S6SF000001' }],
+    ['lead.submit', lead],
+  ] as const) {
+    const first = payload(await call(chaos, skill, data));
+    overridden.push([first?.code, first?.retryable]);
+    t.equal(payload(await call(chaos, skill, data)), undefined, `${skill}: only the first one`);
+  }
+  t.same(overridden, [
+    ['VEHICLE_UNAVAILABLE', true],
+    ['INTERNAL_ERROR', false],
+  ]);
+  const refused = chaos.journal().find((e) => e.skill === 'inventory.search')!;
+  t.match(refused, { error_code: 'SCHEMA_VALIDATION_FAILED', retryable: true, listed_problems: ['/sort'] });
+});
+
 t.test('lossy-envelope: error payloads padded with what buyers must ignore', async (t) => {
   const chaos = await chaosFor(t, 'lossy-envelope', { mock: { profile: '2.0' }, profile: '2.0' });
   let env: any;

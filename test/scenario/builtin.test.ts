@@ -24,6 +24,7 @@ const EXPECTED = [
   'network-chaos',
   'passthrough',
   'rate-limit-storm',
+  'retryable-overrides',
   'slow-dealer',
   'stream-chaos',
   'version-mismatch',

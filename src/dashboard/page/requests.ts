@@ -126,6 +126,7 @@ function row(line: JournalLine, selected = false): HTMLTableRowElement {
     .filter(Boolean)
     .join(' ');
   const status = [line.status === 0 ? 'no reply' : String(line.status), line.error_code].filter(Boolean).join(' ');
+  const statusTitle = [line.status === 0 ? 'no reply' : `HTTP ${line.status}`, line.error_code].filter(Boolean).join(', ');
   return h(
     'tr',
     { 'data-id': line.id, class: classes || undefined },
@@ -137,7 +138,7 @@ function row(line: JournalLine, selected = false): HTMLTableRowElement {
     h('td', {}, line.session ?? dash),
     h('td', { class: 'rules' }, line.fired.length ? (line.dry_run ? `(dry run) ${line.fired.join(', ')}` : line.fired.join(', ')) : dash),
     h('td', { class: 'effects' }, line.effects.join('; ') || dash),
-    h('td', { class: 'status' }, status),
+    h('td', { class: 'status', title: statusTitle }, status),
     h('td', { class: 'num' }, `${Math.round(line.duration_ms)} ms`),
   );
 }

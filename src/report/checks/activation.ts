@@ -27,7 +27,7 @@ export const activationCheck: Check = {
     },
   },
   rule: 'After -32008, the next request carries the exact extension URI the error named in A2A-Extensions, or the client stops.',
-  grade({ requests, extensionUri }) {
+  grade({ requests, extensionUri, thresholds }) {
     const handled: string[] = [];
     const ignored: string[] = [];
     let wanted: string | undefined;
@@ -37,7 +37,7 @@ export const activationCheck: Check = {
       refusals++;
       const required = extensionUri ?? refusal.required_extension ?? refusal.extension_uri;
       const activates = (e: JournalEntry): boolean => (e.extensions ?? []).some((uri) => (required === undefined ? isAapExtensionUri(uri) : uri === required));
-      const next = nextRequest(requests, index, () => true);
+      const next = nextRequest(requests, index, () => true, thresholds.retry_after_tolerance_ms);
       if (next === undefined)
         handled.push(refusal.id); // stopping is an acceptable answer
       else if (activates(next)) handled.push(refusal.id, next.id);

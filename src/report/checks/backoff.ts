@@ -1,7 +1,11 @@
 /**
- * backoff: after a retryable INTERNAL_ERROR (the dealer's, the proxy's "upstream unreachable", or
- * an error event inside a stream) or a reply whose outcome the buyer cannot know (reset, hang,
- * truncated, not JSON, not JSON-RPC), retries of the same request back off and stop after a bound.
+ * backoff: after a retryable error (an INTERNAL_ERROR — the dealer's, the proxy's "upstream
+ * unreachable", or an error event inside a stream — or any code the dealer marked `retryable:
+ * true`: its per-instance value first, the code's table default only when the reply carries none;
+ * a RATE_LIMITED with a retry hint is graded against its hint by retry-after and no-storm instead)
+ * or a reply whose outcome the buyer cannot know (reset, hang, truncated, not JSON, not JSON-RPC),
+ * retries of the same request back off and stop after a bound. An INTERNAL_ERROR the dealer marked
+ * `retryable: false` starts no chain: it is final, and non-retryable grades a resend.
  *
  * A retry chain starts at such a reply and follows the same request (skill + data hash) for as
  * long as each attempt fails the same way; a copy sent while the previous attempt was still in
@@ -30,7 +34,7 @@
 import type { JournalEntry } from '../../journal/entry.js';
 import type { Thresholds } from '../thresholds.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { outcomeUnknown, requestIdentity, sawError, sentAfterReply, skillOf } from './read-line.js';
+import { outcomeUnknown, requestIdentity, retryHintMs, sawRetryableError, sentAfterReply, skillOf } from './read-line.js';
 
 /** The smallest base of the full-jitter backoff the rule must let pass. */
 export const FULL_JITTER_BASE_MS = 100;
@@ -44,7 +48,7 @@ const MIN_WAITS_FOR_TREND = 2;
 const RESOLUTION_MS = 1;
 
 function failedRetryably(entry: JournalEntry): boolean {
-  return outcomeUnknown(entry) || (sawError(entry, ['INTERNAL_ERROR']) && entry.retryable !== false);
+  return outcomeUnknown(entry) || (sawRetryableError(entry) && retryHintMs(entry) === undefined);
 }
 
 /** Groups requests into retry chains, each starting at a retryable failure. */
@@ -165,10 +169,10 @@ export const backoffCheck: Check = {
     profiles: ['1.3', '2.0'],
     seed: { section: 'Per-code semantics › INTERNAL_ERROR; Error payload shape (retryable)', quote: 'the buyer agent SHOULD retry with exponential backoff' },
   },
-  rule: 'After a retryable INTERNAL_ERROR or an unknown outcome, retries of the same request back off exponentially (judged over every wait of the run, full jitter allowed) and stop after backoff_max_retries.',
+  rule: "After a retryable error (the reply's own retryable first, else the code's default: INTERNAL_ERROR, or any code the dealer marked retryable: true; RATE_LIMITED with a hint is retry-after's) or an unknown outcome, retries of the same request back off exponentially (judged over every wait of the run, full jitter allowed) and stop after backoff_max_retries.",
   grade({ requests, thresholds }) {
     const chains = retryChains(requests);
-    if (chains.length === 0) return notExercised('no retryable INTERNAL_ERROR or unknown outcome reached this client');
+    if (chains.length === 0) return notExercised('no retryable error without a retry hint and no unknown outcome reached this client');
     const judged = chains.map((chain) => ({ chain, waits: waitsOf(chain) }));
     const retries = judged.reduce((n, j) => n + j.waits.length, 0);
     const advice = `; back off exponentially with jitter and give up after ${thresholds.backoff_max_retries} retries`;

@@ -2,11 +2,13 @@
  * fresh-key: IDEMPOTENCY_CONFLICT says the idempotency_key already belongs to another payload.
  * The key is spent for anything but that original payload: the buyer must not send it again with
  * the conflicting payload, nor with any payload other than the one it was first sent with before
- * the conflict; a genuinely new lead carries a new key.
+ * the conflict; a genuinely new lead carries a new key. A conflict the dealer marked `retryable:
+ * true` (its per-instance value over the code's default of false) invites that same request —
+ * key and payload — again after a backoff; any other new payload under the key still fails.
  */
 import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { sawError, sentAfterReply } from './read-line.js';
+import { reactsTo, retryableOf, sawError } from './read-line.js';
 
 const LEAD_SKILL = 'lead.submit';
 
@@ -18,17 +20,24 @@ export const freshKeyCheck: Check = {
     seed: { section: 'Per-code semantics › IDEMPOTENCY_CONFLICT', quote: 'the buyer agent must use a fresh idempotency_key for a genuinely new request' },
   },
   skills: [LEAD_SKILL],
-  rule: 'After IDEMPOTENCY_CONFLICT, the client does not send that idempotency_key again with the changed payload (or any other new one); a new lead gets a new key.',
-  grade({ requests }) {
+  rule: "After IDEMPOTENCY_CONFLICT, the client does not send that idempotency_key again with the changed payload (or any other new one); a new lead gets a new key. When the reply says retryable: true (the dealer's per-instance value wins over the code's default of false), the same request again is the retry it invited.",
+  grade({ requests, thresholds }) {
     const leads = requests.filter((e) => e.skill === LEAD_SKILL && e.idempotency_key !== undefined);
     const conflicts = leads.filter((e) => sawError(e, ['IDEMPOTENCY_CONFLICT']));
     if (conflicts.length === 0) return notExercised('no IDEMPOTENCY_CONFLICT reached this client');
     const reused: { conflict: JournalEntry; again: JournalEntry }[] = [];
     for (const conflict of conflicts) {
       // The payload the key rightly stands for: the one it carried before the conflict, if any.
+      const invited = retryableOf(conflict) === true;
       const original = leads.find((e) => e.idempotency_key === conflict.idempotency_key && e.t <= conflict.t && e.request_hash !== conflict.request_hash);
       for (const again of leads) {
-        if (again === conflict || again.idempotency_key !== conflict.idempotency_key || !sentAfterReply(conflict, again)) continue;
+        if (
+          again === conflict ||
+          again.idempotency_key !== conflict.idempotency_key ||
+          !reactsTo(requests, conflict, again, thresholds.retry_after_tolerance_ms)
+        )
+          continue;
+        if (invited && again.request_hash === conflict.request_hash) continue; // the retry the dealer asked for
         if (original === undefined || again.request_hash !== original.request_hash) reused.push({ conflict, again });
       }
     }

@@ -11,12 +11,12 @@
  */
 import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { describeUnknown, nextRequest, outcomeUnknown, sawError } from './read-line.js';
+import { describeUnknown, nextRequest, outcomeUnknown, sawRetryableError } from './read-line.js';
 
 const LEAD_SKILL = 'lead.submit';
 
 function buyerCannotKnow(lead: JournalEntry): boolean {
-  return outcomeUnknown(lead) || (sawError(lead) && lead.retryable === true);
+  return outcomeUnknown(lead) || sawRetryableError(lead);
 }
 
 function describeTrigger(lead: JournalEntry): string {
@@ -41,8 +41,8 @@ export const idempotencyCheck: Check = {
     seed: { section: 'Per-code semantics › IDEMPOTENCY_CONFLICT', quote: 'A retry with the same key AND the same payload MUST be treated as idempotent' },
   },
   skills: ['lead.submit'],
-  rule: 'A lead.submit retried after a retryable error or an unknown outcome reuses its idempotency_key with the same payload.',
-  grade({ requests }) {
+  rule: "A lead.submit retried after a retryable error (the reply's own retryable first, else the code's default) or an unknown outcome reuses its idempotency_key with the same payload.",
+  grade({ requests, thresholds }) {
     const good: string[] = [];
     const bad: { ids: string[]; problem: string }[] = [];
     let unknown = 0;
@@ -56,6 +56,7 @@ export const idempotencyCheck: Check = {
           e.skill === LEAD_SKILL &&
           ((lead.request_hash !== undefined && e.request_hash === lead.request_hash) ||
             (lead.idempotency_key !== undefined && e.idempotency_key === lead.idempotency_key)),
+        thresholds.retry_after_tolerance_ms,
       );
       if (retry === undefined) continue;
       const problem = retryProblem(lead, retry);

@@ -7,7 +7,7 @@
  */
 import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { ms, retryHintMs, sentAfterReply, skillOf } from './read-line.js';
+import { ms, reactsTo, retryHintMs, skillOf } from './read-line.js';
 
 export const noStormCheck: Check = {
   requirement: {
@@ -16,7 +16,7 @@ export const noStormCheck: Check = {
     profiles: ['1.3', '2.0'],
     seed: { section: 'Per-code semantics › RATE_LIMITED', quote: 'so the buyer agent can back off appropriately' },
   },
-  rule: 'After RATE_LIMITED, the client sends no more than one request per retry_after_ms window for that skill.',
+  rule: "After RATE_LIMITED, the client sends no more than one request per retry_after_ms window for that skill, whatever the reply's retryable (the hint is the rate the dealer allows).",
   grade({ requests, thresholds }) {
     const { storm_tolerance: allowedExtras, retry_after_tolerance_ms: tolerance } = thresholds;
     const limitedIds: string[] = [];
@@ -31,7 +31,7 @@ export const noStormCheck: Check = {
       // requests are in start order, so the window's requests are the ones right after this one
       for (let i = index + 1; i < requests.length && requests[i].t < windowEnd; i++) {
         // Requests already in flight when the reply went out could not have heeded it.
-        if (skillOf(requests[i]) === skillOf(limited) && sentAfterReply(limited, requests[i])) extras.push(requests[i]);
+        if (skillOf(requests[i]) === skillOf(limited) && reactsTo(requests, limited, requests[i], tolerance)) extras.push(requests[i]);
       }
       if (extras.length <= allowedExtras) continue;
       stormIds.push(limited.id, ...extras.map((e) => e.id));

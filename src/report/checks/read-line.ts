@@ -2,6 +2,7 @@
  * How the checks read a journal line: what the buyer actually saw, what "the same skill" and
  * "the same request" mean, and the retry hint. Every check asks these questions the same way.
  */
+import { AAP_CODE_TABLE, isAapCode } from '../../protocol/codes.js';
 import type { JournalEntry } from '../../journal/entry.js';
 import type { ReplyOutcome } from '../../journal/outcome.js';
 
@@ -54,6 +55,27 @@ export function sawError(entry: JournalEntry, codes?: readonly string[]): boolea
   return codes === undefined || (entry.error_code !== undefined && codes.includes(entry.error_code));
 }
 
+/**
+ * Whether the dealer said the same request may be sent again after a backoff: the `retryable` its
+ * reply carried (the seed: "retryable is a default, not a hard rule … Buyer agents MUST honor the
+ * value the dealer returns rather than the table default"), else the table default of the AAP code,
+ * else undefined (no AAP code: an A2A error such as -32008, or a bare JSON-RPC error).
+ */
+export function retryableOf(entry: JournalEntry): boolean | undefined {
+  if (typeof entry.retryable === 'boolean') return entry.retryable;
+  return isAapCode(entry.error_code) ? AAP_CODE_TABLE[entry.error_code].retryable : undefined;
+}
+
+/** The buyer received an error (with one of `codes` when given) that the dealer marked retryable, per instance first. */
+export function sawRetryableError(entry: JournalEntry, codes?: readonly string[]): boolean {
+  return sawError(entry, codes) && retryableOf(entry) === true;
+}
+
+/** The buyer received an error (with one of `codes` when given) that the dealer marked not retryable, per instance first. */
+export function sawFinalError(entry: JournalEntry, codes?: readonly string[]): boolean {
+  return sawError(entry, codes) && retryableOf(entry) === false;
+}
+
 /** The buyer received a successful reply. */
 export function sawSuccess(entry: JournalEntry): boolean {
   return outcomeOf(entry) === 'result' && entry.status >= 200 && entry.status < 300;
@@ -94,12 +116,35 @@ export function retryHintMs(entry: JournalEntry): number | undefined {
 }
 
 /**
- * The first request after position `index` that satisfies `test` and was sent once the reply at
- * `index` was complete: the buyer's reaction to that reply.
+ * Whether `later` can be the buyer's reaction to the reply to `earlier`: it started once that reply
+ * was complete (sentAfterReply), and did not cross it on the wire. A buyer with several requests in
+ * flight sends its next one as any reply comes in, so a request that reaches the proxy within
+ * `crossingMs` of this reply's end, while another of the buyer's requests was in flight beside the first or as it starts,
+ * may have left before the buyer read the reply (the buyer zoo of test/zoo/ shows such crossings on
+ * a busy machine); it is not taken as a reaction. A buyer with nothing else in flight gets no such
+ * allowance: its prompt reactions count.
  */
-export function nextRequest(requests: readonly JournalEntry[], index: number, test: (entry: JournalEntry) => boolean): JournalEntry | undefined {
+export function reactsTo(requests: readonly JournalEntry[], earlier: JournalEntry, later: JournalEntry, crossingMs: number): boolean {
+  if (!sentAfterReply(earlier, later)) return false;
+  const replyEnd = earlier.t + earlier.duration_ms;
+  if (later.t >= replyEnd + crossingMs) return true;
+  // Only the few requests this close to a reply get here: is another one in flight beside `earlier`, or as `later` starts?
+  const beside = (r: JournalEntry, from: number, to: number) => r.t < to && r.t + r.duration_ms > from;
+  return !requests.some((r) => r !== earlier && r !== later && (beside(r, earlier.t, replyEnd) || beside(r, later.t, later.t)));
+}
+
+/**
+ * The first request after position `index` that satisfies `test` and reacts to the reply at
+ * `index` (reactsTo): the buyer's reaction to that reply.
+ */
+export function nextRequest(
+  requests: readonly JournalEntry[],
+  index: number,
+  test: (entry: JournalEntry) => boolean,
+  crossingMs: number,
+): JournalEntry | undefined {
   const reply = requests[index];
-  for (let i = index + 1; i < requests.length; i++) if (sentAfterReply(reply, requests[i]) && test(requests[i])) return requests[i];
+  for (let i = index + 1; i < requests.length; i++) if (reactsTo(requests, reply, requests[i], crossingMs) && test(requests[i])) return requests[i];
   return undefined;
 }
 

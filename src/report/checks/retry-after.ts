@@ -13,7 +13,7 @@ export const retryAfterCheck: Check = {
     profiles: ['1.3', '2.0'],
     seed: { section: 'Per-code semantics › RATE_LIMITED', quote: 'should include details.retry_after_ms … so the buyer agent can back off appropriately' },
   },
-  rule: 'After RATE_LIMITED with retry_after_ms, the next request for the same skill waits at least that long.',
+  rule: "After RATE_LIMITED with retry_after_ms, the next request for the same skill waits at least that long, whatever the reply's retryable (that says whether the same request may go again; the hint says when the skill may).",
   grade({ requests, thresholds }) {
     const tolerance = thresholds.retry_after_tolerance_ms;
     const onTime: string[] = [];
@@ -23,7 +23,7 @@ export const retryAfterCheck: Check = {
       const hint = retryHintMs(limited);
       if (hint === undefined) continue;
       hints++;
-      const next = nextRequest(requests, index, (e) => skillOf(e) === skillOf(limited));
+      const next = nextRequest(requests, index, (e) => skillOf(e) === skillOf(limited), tolerance);
       if (next === undefined) {
         onTime.push(limited.id); // never came back: the hint was honoured
         continue;

@@ -4,12 +4,15 @@
  * buyer fixes them all in one pass. The buyer's next request for that skill must not break the
  * request schemas at any listed place (the proxy checks each request with the schemas the mock
  * dealer validates with, `request_problems`), and must not be the same payload again; giving up
- * (no further request for the skill) is fine too.
+ * (no further request for the skill) is fine too. When the dealer marked that error
+ * `retryable: true` (its per-instance value wins over the codes' default of false: a dealer whose
+ * schema was reloading), the same payload again is the retry it invited; the backoff check grades
+ * the wait. A changed payload must still fix every listed problem.
  */
 import { VALIDATION_CODES } from '../../protocol/codes.js';
 import type { JournalEntry } from '../../journal/entry.js';
 import { fail, notExercised, pass, plural, type Check } from './check.js';
-import { nextRequest, sawError, skillOf } from './read-line.js';
+import { nextRequest, retryableOf, sawError, skillOf } from './read-line.js';
 
 /** A listed place the next request still breaks: the place itself or a place inside it. */
 function stillBroken(listed: string, problems: readonly string[]): boolean {
@@ -17,7 +20,9 @@ function stillBroken(listed: string, problems: readonly string[]): boolean {
 }
 
 function problemWith(refusal: JournalEntry, next: JournalEntry): string | undefined {
-  if (next.request_hash !== undefined && next.request_hash === refusal.request_hash) return 're-sent the same payload';
+  if (next.request_hash !== undefined && next.request_hash === refusal.request_hash) {
+    return retryableOf(refusal) === true ? undefined : 're-sent the same payload after retryable: false';
+  }
   const listed = refusal.listed_problems ?? [];
   const left = listed.filter((l) => stillBroken(l, next.request_problems ?? []));
   if (left.length === 0) return undefined;
@@ -34,15 +39,15 @@ export const validationFixCheck: Check = {
       quote: 'so a buyer agent fixes the whole payload in one pass instead of one round-trip per error',
     },
   },
-  rule: 'After a validation error that lists its problems, the next request for that skill fixes every listed problem at once (checked with the request schemas), or the client gives up.',
-  grade({ requests }) {
+  rule: "After a validation error that lists its problems, the next request for that skill fixes every listed problem at once (checked with the request schemas), or the client gives up; when the reply says retryable: true (the dealer's per-instance value wins over the codes' default of false), the same payload again is also right (backoff grades the wait).",
+  grade({ requests, thresholds }) {
     const good: string[] = [];
     const bad: { ids: string[]; problem: string; skill: string }[] = [];
     let refusals = 0;
     for (const [index, refusal] of requests.entries()) {
       if (!sawError(refusal, [...VALIDATION_CODES]) || !refusal.listed_problems?.length) continue;
       refusals++;
-      const next = nextRequest(requests, index, (e) => skillOf(e) === skillOf(refusal));
+      const next = nextRequest(requests, index, (e) => skillOf(e) === skillOf(refusal), thresholds.retry_after_tolerance_ms);
       if (next === undefined) {
         good.push(refusal.id); // gave up on it
         continue;
