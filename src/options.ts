@@ -74,15 +74,30 @@ const TTL = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
- * A time to live (`?ttl=`, `--max-ttl`): "15m", "1h", "90s", "500ms" or a number of milliseconds,
- * above zero. Throws an Error whose message is the problem phrase (the caller names the flag or
- * parameter).
+ * The longest time to live: 30 days. A runtime change meant to outlive a month is a baseline, not
+ * an experiment; and a bound keeps every expiry time a date (`?ttl=99999999999h` once made every
+ * /status answer 500, in every replica, for good).
  */
-export function ttlMs(value: unknown): number {
+export const MAX_TTL_MS = 30 * 24 * 3_600_000;
+/** setTimeout's longest delay (about 24.8 days): a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** "15m", "1h", "90s", "500ms" or a number of milliseconds, above zero and at most `max`; `what` names the bound. */
+function durationUpTo(value: unknown, max: number, what: string): number {
   const m = typeof value === 'string' ? TTL.exec(value.trim()) : null;
   const ms = typeof value === 'number' ? value : m ? Number(m[1]) * UNIT_MS[m[2] ?? 'ms']! : NaN;
-  if (!Number.isFinite(ms) || ms <= 0) throw new Error('is not a duration above zero (use e.g. 15m, 1h, 90s or 500ms)');
+  if (Number.isNaN(ms) || ms <= 0) throw new Error('is not a duration above zero (use e.g. 15m, 1h, 90s or 500ms)');
+  if (!(ms <= max)) throw new Error(`is longer than ${what}`);
   return ms;
+}
+
+/**
+ * A time to live (`?ttl=`, `--max-ttl`, `ctl --ttl`, the library's `ttlMs`): above zero and at
+ * most MAX_TTL_MS. Throws an Error whose message is the problem phrase (the caller names the flag
+ * or parameter).
+ */
+export function ttlMs(value: unknown): number {
+  return durationUpTo(value, MAX_TTL_MS, `${MAX_TTL_MS / 3_600_000}h (30 days), the longest time to live`);
 }
 
 /** A whole number from `min` to `max`, given as a number or as digits; `what` names the range in the refusal. */
@@ -108,14 +123,22 @@ export function parseDurationMs(value: unknown): number {
   return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
 }
 
-/** A duration above zero: "15m", "1h", "90s", "500ms" or a number of milliseconds. */
-export function positiveDuration(value: unknown): number {
-  try {
-    return ttlMs(value);
-  } catch (e) {
-    return invalid((e as Error).message);
-  }
+/** Turns the Error of a duration reader into the refusal of an option. */
+function asOption(read: (value: unknown) => number): (value: unknown) => number {
+  return (value) => {
+    try {
+      return read(value);
+    } catch (e) {
+      return invalid((e as Error).message);
+    }
+  };
 }
+
+/** A duration above zero that a timer can wait: "15m", "1h", "90s", "500ms" or a number of milliseconds. */
+export const positiveDuration = asOption((value) => durationUpTo(value, MAX_TIMER_MS, `${Math.floor(MAX_TIMER_MS / 3_600_000)}h, the longest a timer can wait`));
+
+/** `--max-ttl`: a time to live. */
+const maxTtl = asOption(ttlMs);
 
 function text(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') return invalid('is not a non-empty string');
@@ -467,8 +490,8 @@ export const RUN_OPTIONS = {
   maxTtlMs: {
     flag: 'max-ttl',
     type: 'string',
-    describe: 'longest time to live of a runtime change (e.g. 1h); with it, a change without ?ttl= gets this one',
-    parse: positiveDuration,
+    describe: 'longest time to live of a runtime change (e.g. 1h; 720h at most); with it, a change without ?ttl= gets this one',
+    parse: maxTtl,
   },
   auditFile: {
     flag: 'audit',
