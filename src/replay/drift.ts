@@ -6,6 +6,7 @@
  */
 import { request as httpRequest } from 'undici';
 import { AGENT_CARD_PATH, findAapExtension, rewriteAgentCard } from '../protocol/agent-card.js';
+import { originFormPath } from '../http/request-target.js';
 import { A2A_VERSION } from '../protocol/codes.js';
 import { repliesWithStream, resendBody } from '../protocol/request-body.js';
 import type { RecordedReply } from '../recording/format.js';
@@ -47,14 +48,27 @@ const MAX_LIVE_BYTES = 16 * 1024 * 1024;
 /** Where two cards are pointed, so that their interface URLs compare equal. */
 const NEUTRAL_ORIGIN = 'http://dealer.invalid';
 
+/**
+ * Where a recorded request goes: --target's origin, its base path, and the recorded path as the
+ * proxy's request-target rule leaves it. The reader refused any other path already; the origin is
+ * checked again here, before every request, so no recording can point the diff at another host.
+ */
+export function liveUrl(target: string, path: string): URL {
+  const base = new URL(target);
+  const checked = originFormPath(path);
+  if (!checked.ok || checked.path !== path) throw new Error(`${JSON.stringify(path.slice(0, 100))} is not an origin-form path`);
+  const url = new URL(base.origin + base.pathname.replace(/\/+$/, '') + checked.path);
+  if (url.origin !== base.origin) throw new Error(`${JSON.stringify(path.slice(0, 100))} would leave ${base.origin}`);
+  return url;
+}
+
 async function readLive(
   target: string,
   path: string,
   init: { method: string; headers: Record<string, string>; body?: string },
   timeoutMs: number,
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; chunks: Buffer[] }> {
-  const url = new URL(target);
-  const res = await httpRequest(new URL(url.pathname.replace(/\/+$/, '') + path, url.origin), {
+  const res = await httpRequest(liveUrl(target, path), {
     ...init,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
