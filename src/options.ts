@@ -81,6 +81,7 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 export const MAX_TTL_MS = 30 * 24 * 3_600_000;
 /** setTimeout's longest delay (about 24.8 days): a longer one fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
+const LONGEST_TIMER = `${Math.floor(MAX_TIMER_MS / 3_600_000)}h, the longest a timer can wait`;
 
 /** "15m", "1h", "90s", "500ms" or a number of milliseconds, above zero and at most `max`; `what` names the bound. */
 function durationUpTo(value: unknown, max: number, what: string): number {
@@ -111,16 +112,23 @@ export function wholeNumber(min: number, max: number, what: string): (value: unk
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/;
 
-/** "30s", "500ms", "2m", or a number of milliseconds (a number from the library, a string from the shell). */
+/**
+ * "30s", "500ms", "2m", or a number of milliseconds (a number from the library, a string from the
+ * shell), at most what a timer can wait: a longer one would fire at once (a --drain-timeout of
+ * 99999999999999 drained nothing).
+ */
 export function parseDurationMs(value: unknown): number {
+  let ms: number;
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value < 0) return invalid('is not a duration (a number of milliseconds ≥ 0)');
-    return value;
+    ms = value;
+  } else {
+    const m = typeof value === 'string' ? DURATION.exec(value.trim()) : null;
+    if (!m) return invalid('is not a duration (use e.g. 30s, 500ms or a number of milliseconds)');
+    const n = Number(m[1]);
+    ms = m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
   }
-  const m = typeof value === 'string' ? DURATION.exec(value.trim()) : null;
-  if (!m) return invalid('is not a duration (use e.g. 30s, 500ms or a number of milliseconds)');
-  const n = Number(m[1]);
-  return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
+  return ms <= MAX_TIMER_MS ? ms : invalid(`is longer than ${LONGEST_TIMER}`);
 }
 
 /** Turns the Error of a duration reader into the refusal of an option. */
@@ -135,7 +143,7 @@ function asOption(read: (value: unknown) => number): (value: unknown) => number 
 }
 
 /** A duration above zero that a timer can wait: "15m", "1h", "90s", "500ms" or a number of milliseconds. */
-export const positiveDuration = asOption((value) => durationUpTo(value, MAX_TIMER_MS, `${Math.floor(MAX_TIMER_MS / 3_600_000)}h, the longest a timer can wait`));
+export const positiveDuration = asOption((value) => durationUpTo(value, MAX_TIMER_MS, LONGEST_TIMER));
 
 /** `--max-ttl`: a time to live. */
 const maxTtl = asOption(ttlMs);

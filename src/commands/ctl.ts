@@ -2,8 +2,10 @@
  * `aap-chaos ctl`: a shell front for the admin API, for scripted QA sessions.
  * Each verb is one call; the answer is printed for a person (journal lines stay JSON).
  */
+import { UNSAFE_TEXT, UNSAFE_TEXT_KEEPING_LINES } from '../common/safe-text.js';
 import { describeProfileOrigin } from '../proxy/profile.js';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readScenarioFileText } from '../scenario/file-text.js';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Argv } from 'yargs';
@@ -206,12 +208,15 @@ function jsonBody(value: unknown): Body {
 
 /** A file is read here and sent as it is; a bare name asks the instance for its built-in. */
 async function scenarioBody(ref: string): Promise<Body> {
-  const isFile = await stat(ref).then(
-    (s) => s.isFile(),
+  // Anything at the path is read as a file (a FIFO, a directory or an oversized file is refused, naming it).
+  const exists = await stat(ref).then(
+    () => true,
     () => false,
   );
-  if (isFile) {
-    const text = await readFile(ref, 'utf8');
+  if (exists) {
+    const read = await readScenarioFileText(ref);
+    if (!read.ok) throw new CtlError(`${ref}: ${read.message}`);
+    const { text } = read;
     // Checked here first, with the same loader the instance uses, so every problem names FILE:line.
     // Loaded only here: compiling the schema would slow every other verb's start.
     const { formatProblem, loadScenarioText } = await import('../scenario/load.js');
@@ -322,10 +327,8 @@ class AdminClient {
  * hide text on the operator's terminal. JSON text stays valid JSON (the escapes are JSON's own).
  */
 export function terminalSafe(text: string, keepLineBreaks = true): string {
-  return text.replace(keepLineBreaks ? UNSAFE_KEEPING_LINES : UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(keepLineBreaks ? UNSAFE_TEXT_KEEPING_LINES : UNSAFE_TEXT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_KEEPING_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** One readable line per request: time, method, skill, rule, effect, status, duration; always one line. */
 export function eventLine(message: JournalEntry | DroppedNotice | ChangeNotice | VerdictEvent): string {

@@ -3,7 +3,8 @@
  * say how to reach it, watch files when asked, and close in order on a signal. Loaded by
  * commands/proxy.ts only when the proxy runs.
  */
-import { readFileSync } from 'node:fs';
+import { readRegularFile } from '../common/regular-file.js';
+import { MAX_PEM_BYTES } from '../proxy/tls.js';
 import { reloadTlsOn } from '../control/tls-reload.js';
 import { startFleetCommand } from '../fleet/fleet-command.js';
 import { reportToPrimary, workerIndex } from '../fleet/workers.js';
@@ -63,13 +64,11 @@ export async function runProxy(argv: Record<string, any>, { limits, run, mock, w
 
 /** --ca FILE: read once at start; a missing or unreadable file is a usage error naming the flag. */
 function readCaFile(file: string, io: CommandIo): string {
-  try {
-    const pem = readFileSync(file, 'utf8');
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) io.fail(`--ca: ${file} holds no PEM certificate ("-----BEGIN CERTIFICATE-----")`);
-    return pem;
-  } catch (e) {
-    io.fail(`--ca: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const read = readRegularFile(file, { maxBytes: MAX_PEM_BYTES, what: 'a PEM file' });
+  if (!read.ok) io.fail(`--ca: ${file}: ${read.problem}`);
+  const pem = read.bytes.toString('utf8');
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) io.fail(`--ca: ${file} holds no PEM certificate ("-----BEGIN CERTIFICATE-----")`);
+  return pem;
 }
 
 /** Checked before anything starts: a watch that could never fire is a mistake, not a no-op. */

@@ -4,7 +4,7 @@
  * writing) or malformed is reported with file:line — every problem at once, never a crash —
  * because a replay silently missing an exchange would answer differently from the dealer.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readRegularFile } from '../common/regular-file.js';
 import { originFormPath } from '../http/request-target.js';
 import { nestingWithin } from './bounded-json.js';
 import { RECORDING_FORMAT, type CardLine, type ExchangeLine, type RecordedEvent } from './format.js';
@@ -109,17 +109,9 @@ function lineProblem(value: unknown): string | undefined {
 }
 
 export async function readRecording(file: string, limits: RecordingLimits = DEFAULT_RECORDING_LIMITS): Promise<Recording> {
-  let text: string;
-  try {
-    const size = (await stat(file)).size;
-    if (size > limits.maxFileBytes)
-      throw new RecordingReadError(file, [`${file}: ${size} bytes is larger than the ${limits.maxFileBytes} bytes a recording may have`]);
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if (err instanceof RecordingReadError) throw err;
-    throw new RecordingReadError(file, [`${file}: cannot read the recording (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`]);
-  }
-  return parseRecording(file, text, limits);
+  const read = readRegularFile(file, { maxBytes: limits.maxFileBytes, what: 'a recording' });
+  if (!read.ok) throw new RecordingReadError(file, [`${file}: ${read.problem}`]);
+  return parseRecording(file, read.bytes.toString('utf8'), limits);
 }
 
 export function parseRecording(file: string, text: string, limits: RecordingLimits = DEFAULT_RECORDING_LIMITS): Recording {
