@@ -8,6 +8,7 @@
  * flag (or option) and the value.
  */
 import { displayUrl } from './common/display-url.js';
+import { isSecretHeaderName } from './protocol/personal-data.js';
 
 /** A value that cannot be used; the message names the flag or option and the value. */
 export class OptionError extends Error {
@@ -212,6 +213,22 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function headerName(value: unknown): string {
   return typeof value === 'string' && HEADER_NAME.test(value) ? value : invalid('is not an HTTP header name');
+}
+
+/** The session header: its value becomes the session id in every sink, so it may not carry a secret. */
+function sessionHeaderName(value: unknown): string {
+  const name = headerName(value);
+  if (isSecretHeaderName(name))
+    return invalid(
+      'is a header whose value is a secret (a credential, cookie or token): its value would be written as the session id into the journal, /events, the report and Redis key names; use a header of its own, e.g. x-aap-chaos-session',
+    );
+  return name;
+}
+
+/** Why `sessionHeader` cannot name a session, given the --redact-header names; undefined when it can. */
+export function sessionHeaderRefusal(sessionHeader: string | undefined, redactHeaders: readonly string[] | undefined): string | undefined {
+  if (sessionHeader === undefined || !redactHeaders?.some((h) => h.toLowerCase() === sessionHeader.toLowerCase())) return undefined;
+  return `--session-header: "${sessionHeader}" is named by --redact-header, so its value is a secret: it would be written as the session id into every sink; use a header of its own`;
 }
 
 /** Header names, one or a list (a repeated flag). */
@@ -422,8 +439,8 @@ export const RUN_OPTIONS = {
     flag: 'session-header',
     type: 'string',
     default: 'x-aap-chaos-session',
-    describe: 'request header that names a session (its own rule state, journal and report)',
-    parse: headerName,
+    describe: 'request header that names a session (its own rule state, journal and report); never a secret header',
+    parse: sessionHeaderName,
   },
   maxBodyBytes: {
     flag: 'max-body',

@@ -118,5 +118,16 @@ export function scrubText(text: string, replaced: Map<string, string>): string {
   return out;
 }
 
-/** Response headers that carry a secret, never kept. */
-export const SECRET_RESPONSE_HEADERS: ReadonlySet<string> = new Set(['set-cookie', 'set-cookie2', 'authorization', 'proxy-authorization', 'x-api-key']);
+/** Headers that carry a credential whatever else they are called. */
+const SECRET_HEADERS: ReadonlySet<string> = new Set(['set-cookie', 'set-cookie2', 'cookie', 'authorization', 'proxy-authorization', 'x-api-key']);
+
+/**
+ * Whether a header's value is a secret: a credential or cookie header, or one whose name says
+ * token, secret, password, API key, credential or cookie (`x-auth-token`,
+ * `x-amz-security-token`). Such a value is never kept (a recording drops the header) and never
+ * becomes something a sink stores (the session header may not be one).
+ */
+export function isSecretHeaderName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SECRET_HEADERS.has(lower) || SECRET_KEY.test(lower);
+}

@@ -9,7 +9,7 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { ClassifiedRequest } from '../protocol/classify.js';
-import { SECRET_RESPONSE_HEADERS, scrubReply, scrubSkillData, scrubText, withoutSecrets } from '../protocol/personal-data.js';
+import { isSecretHeaderName, scrubReply, scrubSkillData, scrubText, withoutSecrets } from '../protocol/personal-data.js';
 import { RECORDING_FORMAT, type CardLine, type ExchangeLine, type RecordedReply, type RecordedRequest, type RecordingLine } from './format.js';
 import { splitSseEvents } from './sse-events.js';
 
@@ -23,7 +23,7 @@ export interface RecorderOptions {
   target: string;
   /** Where the one "recording stopped" message goes. */
   log?: (line: string) => void;
-  /** Response header names whose values are secrets, besides the usual ones. */
+  /** Response header names whose values are secrets, besides those `isSecretHeaderName` knows (--redact-header). */
   secretHeaders?: readonly string[];
   /** Told of each exchange once its line is written (a replay learns what it passed through). */
   onRecorded?: (line: ExchangeLine) => void;
@@ -58,7 +58,7 @@ export class Recorder {
     this.stream = createWriteStream('', { fd, flags: 'a' });
     // A write failure (disk full) stops the recording; it never reaches the request path.
     this.stream.on('error', (err) => this.stop(`recording stopped: writing ${this.file} failed (${(err as NodeJS.ErrnoException).code ?? err.message})`));
-    this.secretHeaders = new Set([...SECRET_RESPONSE_HEADERS, ...(opts.secretHeaders ?? []).map((h) => h.toLowerCase())]);
+    this.secretHeaders = new Set((opts.secretHeaders ?? []).map((h) => h.toLowerCase()));
   }
 
   /** Opens (or creates) the file for appending and writes the session line; throws RecordingOpenError. */
@@ -147,7 +147,7 @@ export class Recorder {
       recorded.part = { ...skillPartOf(request), data: scrubbed.data };
     } else if (request.body?.params !== undefined) recorded.params = withoutSecrets(request.body.params);
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(tap.headers)) if (!FRAMING_HEADERS.has(name) && !this.secretHeaders.has(name)) headers[name] = value;
+    for (const [name, value] of Object.entries(tap.headers)) if (!FRAMING_HEADERS.has(name) && !isSecretHeaderName(name) && !this.secretHeaders.has(name)) headers[name] = value;
     const reply: RecordedReply = { status: tap.status, headers };
     const bytes = Buffer.concat(tap.chunks);
     const encoded = headers['content-encoding'] !== undefined && headers['content-encoding'] !== 'identity';
