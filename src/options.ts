@@ -8,7 +8,7 @@
  * flag (or option) and the value.
  */
 import { displayUrl } from './common/display-url.js';
-import { isSecretHeaderName } from './protocol/personal-data.js';
+import { isSecretHeaderName } from './protocol/secret-text.js';
 
 /** A value that cannot be used; the message names the flag or option and the value. */
 export class OptionError extends Error {

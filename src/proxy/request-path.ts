@@ -292,6 +292,7 @@ function record(x: Exchange): void {
       replica: proxy.settings.replica,
       haltedBy: proxy.haltedBy,
       dealer: proxy.settings.dealer,
+      secretHeaders: proxy.settings.secretHeaders,
     }),
   );
   // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.

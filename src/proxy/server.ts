@@ -65,6 +65,8 @@ export interface ProxyOptions {
   dryRun?: boolean;
   /** Request header naming the session whose rule state, journal and report a request belongs to. */
   sessionHeader?: string;
+  /** Header names whose values are secrets besides the usual ones (--redact-header). */
+  redactHeaders?: readonly string[];
   /** Check what the dealer sends against the conformance rules (after the reply is out; bytes unchanged). */
   checkDealer?: boolean;
   /** Request bodies larger than this are refused with 413 (default 10 MB). */
@@ -127,6 +129,7 @@ export class ChaosProxy implements ProxyContext {
       replica: opts.replica,
       dealer: opts.dealer,
       basePrefix: opts.basePrefix ?? '',
+      secretHeaders: opts.redactHeaders ?? [],
     };
     this.dryRun = opts.dryRun ?? false;
     this.tracer = opts.tracer;

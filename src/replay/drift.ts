@@ -8,6 +8,7 @@ import { request as httpRequest } from 'undici';
 import { AGENT_CARD_PATH, findAapExtension, rewriteAgentCard } from '../protocol/agent-card.js';
 import { originFormPath } from '../http/request-target.js';
 import { A2A_VERSION } from '../protocol/codes.js';
+import { scrubReply } from '../protocol/personal-data.js';
 import { repliesWithStream, resendBody } from '../protocol/request-body.js';
 import type { RecordedReply } from '../recording/format.js';
 import { readRecording, type RecordedExchange } from '../recording/reader.js';
@@ -92,22 +93,32 @@ function comparable(reply: Pick<RecordedReply, 'body' | 'text' | 'events' | 'bas
   return { body: reply.text ?? reply.base64 ?? null };
 }
 
+/**
+ * What of a live reply is compared, scrubbed as the recorder scrubbed the recorded one (secret
+ * names dropped, contacts pseudonymized, credentials masked): else every e-mail address or phone
+ * number a dealer sends would read as drift.
+ */
 function liveComparable(headers: Record<string, string | string[] | undefined>, chunks: Buffer[]): { body?: unknown; events?: unknown[] } {
   const contentType = String(headers['content-type'] ?? '');
+  const scrub = (value: unknown) => scrubReply(value, NOTHING_REPLACED);
   if (contentType.startsWith('text/event-stream'))
-    return comparable({
-      events: splitSseEvents(
-        chunks,
-        chunks.map(() => 0),
-      ),
-    });
+    return {
+      events: comparable({
+        events: splitSseEvents(
+          chunks,
+          chunks.map(() => 0),
+        ),
+      }).events!.map(scrub),
+    };
   const text = Buffer.concat(chunks).toString('utf8');
   try {
-    return { body: JSON.parse(text) as unknown };
+    return { body: scrub(JSON.parse(text) as unknown) };
   } catch {
-    return { body: text };
+    return { body: scrub(text) };
   }
 }
+
+const NOTHING_REPLACED = new Map<string, string>();
 
 function compare(recorded: RecordedReply, status: number, live: { body?: unknown; events?: unknown[] }, ignore: string[]): Difference[] {
   const differences: Difference[] = [];
