@@ -44,7 +44,7 @@ export interface FlagSpec {
 export interface OptionSpec extends FlagSpec {
   /** Turns a given value into the option's value, or throws a problem phrase (see `invalid`). */
   parse: Parse;
-  /** How a refused value is quoted, when it may hold a secret (a Redis URL's password). */
+  /** How a refused value (or the one item of a list at fault) is quoted, when it may hold a secret (a URL's credentials). */
   shown?: (value: string) => string;
 }
 
@@ -318,6 +318,7 @@ export const RUN_OPTIONS = {
     type: 'string',
     describe: 'dealer agent base URL, or replay:FILE (a dealer answering from a recording); without it the embedded mock dealer is used',
     parse: dealerTarget,
+    shown: displayUrl,
   },
   dealers: {
     flag: 'dealer',
@@ -325,6 +326,7 @@ export const RUN_OPTIONS = {
     array: true,
     describe: 'several dealers behind one proxy: NAME=URL, repeatable; each is reached under /d/NAME/ (not with --target)',
     parse: dealerList,
+    shown: displayUrl,
   },
   mockDealers: {
     flag: 'mock-dealers',
@@ -490,6 +492,7 @@ export const RUN_OPTIONS = {
     type: 'string',
     describe: 'OTLP/HTTP collector URL for a span per exchange (/v1/traces is added; or OTEL_EXPORTER_OTLP_ENDPOINT)',
     parse: httpUrl,
+    shown: displayUrl,
   },
   observe: {
     flag: 'observe',
@@ -617,6 +620,7 @@ export const REPLAY_OPTIONS = {
     type: 'string',
     describe: 'the live dealer: where --on-miss pass forwards, and what --diff compares against',
     parse: httpUrl,
+    shown: displayUrl,
   },
 } as const satisfies Record<string, OptionSpec>;
 
@@ -640,8 +644,8 @@ export function checkOption<S extends Checked>(spec: S, name: string, value: unk
   try {
     return spec.parse(value) as ReturnType<S['parse']>;
   } catch (e) {
-    const quoted =
-      spec.shown && typeof value === 'string' ? JSON.stringify(spec.shown(value)) : describeValue(e instanceof Invalid && e.item ? e.item.value : value);
+    const refused = e instanceof Invalid && e.item ? e.item.value : value;
+    const quoted = spec.shown && typeof refused === 'string' ? JSON.stringify(spec.shown(refused)) : describeValue(refused);
     if (e instanceof Invalid) throw new OptionError(`${label(spec, name, origin)}: ${quoted} ${e.problem}`);
     throw e;
   }

@@ -6,6 +6,7 @@
  */
 import { request as httpRequest } from 'undici';
 import { AGENT_CARD_PATH, findAapExtension, rewriteAgentCard } from '../protocol/agent-card.js';
+import { displayUrl } from '../common/display-url.js';
 import { originFormPath } from '../http/request-target.js';
 import { A2A_VERSION } from '../protocol/codes.js';
 import { scrubReply } from '../protocol/personal-data.js';
@@ -39,6 +40,7 @@ export interface ExchangeDrift {
 
 export interface DriftResult {
   file: string;
+  /** --target as shown: without credentials. */
   target: string;
   drift: boolean;
   exchanges: ExchangeDrift[];
@@ -191,5 +193,5 @@ export async function diffRecording(opts: DriftOptions): Promise<DriftResult> {
   if (recording.card) exchanges.push(await driftOfCard(recording.card, ctx));
   // One at a time, in recorded order: a dealer's later answers may depend on earlier requests.
   for (const e of recording.exchanges) exchanges.push(await driftOfExchange(e, ctx));
-  return { file: opts.file, target: opts.target, drift: exchanges.some((x) => x.verdict !== 'same'), exchanges };
+  return { file: opts.file, target: displayUrl(opts.target), drift: exchanges.some((x) => x.verdict !== 'same'), exchanges };
 }
