@@ -12,7 +12,7 @@
  * A page served by the admin listener itself (same origin) passes all three.
  */
 import type { IncomingMessage } from 'node:http';
-import { hostName, isLoopbackName } from '../proxy/host-names.js';
+import { hostName, isLoopbackName } from '../http/host-names.js';
 
 /** Methods that change something; they need a content type no page can send cross-site. */
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -3,11 +3,11 @@
  * every call must present it as `Authorization: Bearer <token>`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isLoopbackHost } from '../proxy/host-names.js';
+import { isLoopbackHost } from '../http/host-names.js';
 
 export const ADMIN_TOKEN_ENV = 'AAP_CHAOS_ADMIN_TOKEN';
 
-export { isLoopbackHost } from '../proxy/host-names.js';
+export { isLoopbackHost } from '../http/host-names.js';
 
 /** Throws when the admin API would be reachable from other machines without a token. */
 export function assertAdminExposureAllowed(host: string, token: string | undefined): void {

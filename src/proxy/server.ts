@@ -18,8 +18,8 @@ import { HTTPParser, RawForwarder } from './raw-forward.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from '../http/listener-limits.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
-import { SOURCE_HEADER } from './marker-headers.js';
-import { HostCheck, refuseHost } from './host-check.js';
+import { PROXY_SOURCE, SOURCE_HEADER } from './marker-headers.js';
+import { HostCheck, refuseHost } from '../http/host-check.js';
 import { createListener, type TlsPair } from './tls.js';
 import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
@@ -147,7 +147,7 @@ export class ChaosProxy implements ProxyContext {
     this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;
     this.server = createListener(opts.serverTls, { keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
       const refused = this.hostCheck?.refusal(req.headers.host);
-      if (refused !== undefined) return refuseHost(res, refused);
+      if (refused !== undefined) return refuseHost(res, refused, PROXY_SOURCE);
       handleRequest(this, req, res).catch((err) => this.failSafe(res, err));
     });
     this.sockets = trackSockets(this.server);
