@@ -11,8 +11,13 @@ const running = new Set();
  * Forks `script` and resolves once it reports `{ type: 'ready' }`. The returned handle can ask
  * the child something and await the answer of a given type.
  */
-export async function startChild(script, args = [], { execArgv = [], name = script } = {}) {
-  const child = fork(new URL(script, import.meta.url), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function startChild(script, args = [], { execArgv = [], name = script, env, execPath } = {}) {
+  const child = fork(new URL(script, import.meta.url), args, {
+    execArgv,
+    ...(execPath ? { execPath } : {}),
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: env ? { ...process.env, ...env } : process.env,
+  });
   running.add(child);
   child.once('exit', () => running.delete(child));
   const exited = once(child, 'exit').then(([code, signal]) => {

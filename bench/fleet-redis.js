@@ -11,14 +11,12 @@
  *
  * Prints one table and a JSON line with the numbers (req/s, p50, p99 and the stateful cost).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startChild, stopAllChildren } from './children.js';
+import { REDIS_SERVER, startRedis } from './redis-server.js';
 
-const REDIS_SERVER = '/usr/bin/redis-server';
 const secondsFlag = process.argv.indexOf('--seconds');
 const SECONDS = Math.min(30, Math.max(1, Number(secondsFlag > 0 ? process.argv[secondsFlag + 1] : 3) || 3));
 const CONNECTIONS = 50;
@@ -50,33 +48,6 @@ rules:
 
 function log(message) {
   process.stderr.write(`[fleet-bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startRedis(dir) {
-  const port = await freePort();
-  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const pong = await new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => s.write('PING\r\n'));
-      s.setTimeout(500, () => s.destroy());
-      s.once('data', (d) => (s.destroy(), resolve(d.toString().startsWith('+PONG'))));
-      s.once('error', () => resolve(false));
-      s.once('close', () => resolve(false));
-    });
-    if (pong) break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`redis-server on port ${port} did not answer PING`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { url: `redis://127.0.0.1:${port}/0`, stop: () => child.exitCode === null && process.kill(child.pid, 'SIGTERM') };
 }
 
 let runId = 0;
@@ -130,7 +101,7 @@ async function main() {
     process.stdout.write(`${JSON.stringify({ fleetRedis: { seconds: SECONDS, connections: CONNECTIONS, results } })}\n`);
   } finally {
     await stopAllChildren();
-    redis?.stop();
+    await redis?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -46,10 +46,21 @@ const LOAD_TIME_RULES = 10_000;
 const CASES = [
   { name: 'direct', label: 'direct to the dealer', scenario: null, expect: 'dealer' },
   { name: 'nginx', label: 'reference: nginx reverse proxy (C, keep-alive upstream)', nginx: true, expect: 'dealer' },
+  { name: 'http-proxy-3', label: 'peer: http-proxy-3 forwarding (keep-alive agent)', child: './http-proxy-child.js', expect: 'dealer' },
+  { name: 'mockttp', label: 'peer: mockttp forwarding (forAnyRequest().thenForwardTo)', child: './mockttp-child.js', expect: 'dealer' },
   { name: 'undici-floor', label: 'floor: minimal undici forwarder (no proxy features)', child: './floor-child.js', expect: 'dealer' },
   { name: 'error-floor', label: 'floor: plain node:http INTERNAL_ERROR server (parse, fresh ULID)', child: './error-floor-child.js', expect: 'error' },
   { name: 'passthrough', label: 'proxy, passthrough scenario', scenario: 'passthrough.yaml', expect: 'dealer' },
+  {
+    name: 'passthrough-undici',
+    label: 'proxy, passthrough scenario, fast path off (fastPath: false: every exchange over undici)',
+    scenario: 'passthrough.yaml',
+    expect: 'dealer',
+    env: { AAP_CHAOS_BENCH_FAST_PATH: '0' },
+  },
   { name: 'rules-1000', label: 'proxy, 1,000 non-matching rules', scenario: 'rules-1000.yaml', expect: 'dealer' },
+  // Written into the run's temp directory at start (bench/rules-scenario.js), as the load-time case's file is.
+  { name: 'rules-10000', label: 'proxy, 10,000 non-matching rules', scenario: `rules-${LOAD_TIME_RULES}.yaml`, generated: LOAD_TIME_RULES, expect: 'dealer' },
   { name: 'body-pointer-noop', label: 'proxy, body-pointer rule that changes nothing', scenario: 'body-pointer-noop.yaml', expect: 'dealer' },
   { name: 'error-every-request', label: 'proxy, error: INTERNAL_ERROR (no dealer call)', scenario: 'error-every-request.yaml', expect: 'error' },
   { name: 'rate-limit', label: 'proxy, rate_limit 10/s refusing most requests', scenario: 'rate-limit-most.yaml', expect: 'refusing' },
@@ -109,11 +120,12 @@ async function runLoad(loader, options) {
   return reply.result;
 }
 
-async function startProxy(scenario, target, execArgv, journalFile) {
+async function startProxy(scenario, target, execArgv, journalFile, env) {
   const file = path.isAbsolute(scenario) ? scenario : path.join(here, 'scenarios', scenario);
   const child = await startChild('./proxy-child.js', [target, file, ...(journalFile ? [journalFile] : [])], {
     execArgv,
-    name: `proxy (${path.basename(scenario)})`,
+    env,
+    name: `proxy (${path.basename(scenario)}${env ? ', fast path off' : ''})`,
   });
   return { child, url: child.ready.url, adminUrl: child.ready.adminUrl };
 }
@@ -197,6 +209,8 @@ async function main() {
   const cases = CASES.filter((c) => !c.nginx || nginx);
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-bench-'));
   const journalFile = path.join(workDir, 'journal.jsonl');
+  const bigScenario = path.join(workDir, `rules-${LOAD_TIME_RULES}.yaml`);
+  await writeNonMatchingRules(bigScenario, LOAD_TIME_RULES);
 
   const urls = {};
   const caseOfPid = new Map();
@@ -210,7 +224,7 @@ async function main() {
         return { url: child.ready.url, pid: child.pid };
       }
       if (!c.scenario) return { url: dealerUrl, pid: upstream.pid };
-      return startProxy(c.scenario, dealerUrl, proxyExecArgv, c.journal ? journalFile : undefined);
+      return startProxy(c.generated ? bigScenario : c.scenario, dealerUrl, proxyExecArgv, c.journal ? journalFile : undefined, c.env);
     }),
   );
   /** The process serving each case, whose CPU per request is read (nginx's workers are not). */
@@ -254,8 +268,6 @@ async function main() {
   const sseSamples = await measureFirstEvent({ direct: dealerUrl, proxy: urls['passthrough'] }, MODE.sseStreams);
 
   log(`load time: a scenario of ${LOAD_TIME_RULES.toLocaleString('en-US')} non-matching rules`);
-  const bigScenario = path.join(workDir, `rules-${LOAD_TIME_RULES}.yaml`);
-  await writeNonMatchingRules(bigScenario, LOAD_TIME_RULES);
   const bigProxy = await startProxy(bigScenario, dealerUrl, []);
   await probe({ name: `rules-${LOAD_TIME_RULES}`, expect: 'dealer' }, bigProxy.url);
   const loadTime = { rules: LOAD_TIME_RULES, servingMs: bigProxy.child.ready.loadMs };

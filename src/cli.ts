@@ -11,6 +11,7 @@ import { auditCommand } from './commands/audit.js';
 import { checkCommand } from './commands/check.js';
 import { ctlCommand } from './commands/ctl.js';
 import type { CommandIo } from './commands/flags.js';
+import { mcpCommand } from './commands/mcp.js';
 import { mockCommand } from './commands/mock.js';
 import { proxyCommand } from './commands/proxy.js';
 import { replayCommand } from './commands/replay.js';
@@ -55,6 +56,7 @@ const COMMANDS = [
   checkCommand(io),
   replayCommand(io),
   ctlCommand(io),
+  mcpCommand(io),
 ];
 
 async function main(): Promise<void> {

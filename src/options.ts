@@ -7,6 +7,7 @@
  * accepted or refused the same way wherever it is given, and the refusal is one line naming the
  * flag (or option) and the value.
  */
+import type { JWK } from 'jose';
 import { displayUrl } from './common/display-url.js';
 import { isSecretHeaderName } from './protocol/secret-text.js';
 
@@ -166,6 +167,13 @@ function httpUrl(value: unknown): string {
   return s;
 }
 
+/** A key file's name; from the library, a private JWK object given inline too (its problems are found when it is loaded). */
+function keyFileOrJwk(value: unknown): string | JWK {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && typeof (value as JWK).kty === 'string') return value as JWK;
+  if (typeof value !== 'string' || value.trim() === '') return invalid('is not a key file (PKCS#8 PEM or JWK), nor a private JWK object');
+  return value;
+}
+
 /** The prefix of a target that is a recording to replay instead of a dealer. */
 export const REPLAY_TARGET_PREFIX = 'replay:';
 
@@ -302,6 +310,18 @@ function dealerList(value: unknown): DealerTarget[] {
   });
 }
 
+const BYTE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** A size of at least 1 KiB: a number of bytes, or with K, M or G (KiB, MiB, GiB): "64M". */
+function fileSize(value: unknown): number {
+  const m = typeof value === 'string' ? /^\s*(\d+)\s*([kmg]?)i?b?\s*$/i.exec(value) : null;
+  const n = typeof value === 'number' ? value : m ? Number(m[1]) * BYTE_UNITS[m[2]!.toLowerCase()]! : NaN;
+  return Number.isSafeInteger(n) && n >= 1024 ? n : invalid('is not a size of at least 1024 bytes (e.g. 1048576, 512K, 64M, 1G)');
+}
+
+/** How many rotated files a log keeps (FILE.1 … FILE.K). */
+const keepCount = wholeNumber(1, 100_000, 'a whole number of files from 1 to 100000');
+
 const port = wholeNumber(0, 65_535, 'a port number (0-65535; 0 picks a free port)');
 const bytesAtLeast1 = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 1');
 const bytes = wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number of bytes ≥ 0');
@@ -390,6 +410,13 @@ export const RUN_OPTIONS = {
     describe: 'point the agent card interface URLs at the proxy (--no-rewrite-card to disable)',
     parse: boolean,
   },
+  cardSigningKey: {
+    flag: 'card-signing-key',
+    type: 'string',
+    describe:
+      'private key (PKCS#8 PEM or JWK file; EC P-256, Ed25519 or RSA) that signs every agent card served (A2A v1.0 card signatures); its public half is at /.well-known/aap-chaos/jwks.json. Without it, dealer signatures the card rewrite breaks are removed',
+    parse: keyFileOrJwk,
+  },
   dryRun: { flag: 'dry-run', type: 'boolean', default: false, describe: 'decide and journal faults, but change nothing', parse: boolean },
   checkDealer: {
     flag: 'check-dealer',
@@ -422,6 +449,28 @@ export const RUN_OPTIONS = {
     default: '10000',
     describe: 'journal entries kept in memory for the admin API (≥ 1)',
     parse: wholeNumber(1, 100_000_000, 'a whole number ≥ 1'),
+  },
+  journalMaxBytes: {
+    flag: 'journal-max-bytes',
+    type: 'string',
+    nargs: 1,
+    describe: 'rotate the --journal file before it grows past this size (bytes, or 512K, 64M, 1G): FILE becomes FILE.1, FILE.1 FILE.2 …',
+    parse: fileSize,
+  },
+  journalKeep: {
+    flag: 'journal-keep',
+    type: 'string',
+    nargs: 1,
+    default: '5',
+    describe: 'rotated journal files kept (FILE.1 … FILE.K); the oldest is deleted',
+    parse: keepCount,
+  },
+  journalCompress: {
+    flag: 'journal-compress',
+    type: 'boolean',
+    default: false,
+    describe: 'gzip each rotated journal file (FILE.1.gz …)',
+    parse: boolean,
   },
   drainTimeoutMs: {
     flag: 'drain-timeout',
@@ -524,8 +573,30 @@ export const RUN_OPTIONS = {
   auditFile: {
     flag: 'audit',
     type: 'string',
-    describe: 'append one hash-chained JSON line per state-changing admin action to this file',
+    describe: 'append one hash-chained JSON line per state-changing admin action to this file (its head in FILE.head)',
     parse: text,
+  },
+  auditMaxBytes: {
+    flag: 'audit-max-bytes',
+    type: 'string',
+    nargs: 1,
+    describe: 'rotate the --audit file before it grows past this size (bytes, or 512K, 64M, 1G); the chain goes on across files',
+    parse: fileSize,
+  },
+  auditKeep: {
+    flag: 'audit-keep',
+    type: 'string',
+    nargs: 1,
+    default: '5',
+    describe: 'rotated audit files kept (FILE.1 … FILE.K); the oldest is deleted',
+    parse: keepCount,
+  },
+  auditCompress: {
+    flag: 'audit-compress',
+    type: 'boolean',
+    default: false,
+    describe: 'gzip each rotated audit file (FILE.1.gz …)',
+    parse: boolean,
   },
   headerTimeoutMs: {
     flag: 'header-timeout',
@@ -589,6 +660,13 @@ export const MOCK_OPTIONS = {
   },
   streaming: { flag: 'mock-streaming', type: 'boolean', default: false, describe: 'let the mock dealer serve SendStreamingMessage', parse: boolean },
   inventoryFile: { flag: 'inventory', type: 'string', describe: 'JSON inventory file for the mock dealer', parse: text },
+  signCard: {
+    flag: 'mock-sign-card',
+    type: 'string',
+    describe:
+      'private key (PKCS#8 PEM or JWK file) the embedded mock dealer signs its agent card with; the proxy signs the cards it serves with it too, unless --card-signing-key names another',
+    parse: text,
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 /** Options of a replayed dealer (`--target replay:FILE`, `aap-chaos replay`), nested under `replay` in the library. */

@@ -14,6 +14,7 @@ import { startDealerSide, type DealerSide } from './runtime/dealer-side.js';
 import { buildProxy, listenProxy, type Front, type Sinks } from './runtime/front.js';
 import { LiveScenario } from './runtime/live-scenario.js';
 import { checkStartOptions } from './runtime/start-options.js';
+import { loadCardKeys } from './runtime/card-keys.js';
 import { startStaging } from './runtime/start-staging.js';
 import { StartedParts } from './runtime/started-parts.js';
 import { startupLines } from './runtime/startup-lines.js';
@@ -29,6 +30,7 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   // Everything that can be wrong with the options is found before anything starts.
   const start = checkStartOptions(given);
   const { opts, log } = start;
+  const cardKeys = await loadCardKeys(opts);
   const startedAt = Date.now();
   const metrics: ChaosMetrics = new ChaosMetrics(() => scenario.engine);
   const scenario = await LiveScenario.start(opts, start.env, { log, onFaultOverflow: (rule) => metrics.faultOverflowed(rule) });
@@ -38,14 +40,20 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
   const parts = new StartedParts();
   if (fleet) parts.add(() => fleet.close());
   try {
-    const journal = new Journal({ ringSize: opts.journalRing, file: opts.journalFile, onDrop: (n) => metrics.journalDropped('file', n) });
+    const journal = new Journal({
+      ringSize: opts.journalRing,
+      file: opts.journalFile,
+      rotation: { maxBytes: opts.journalMaxBytes, keep: opts.journalKeep, compress: opts.journalCompress },
+      onDrop: (n) => metrics.journalDropped('file', n),
+      onRotate: () => metrics.fileRotated('journal'),
+    });
     await journal.open();
     parts.add(() => journal.close());
     const hub = new EventHub(opts.eventsBufferBytes, (n) => metrics.journalDropped('events', n));
     parts.add(() => hub.close());
     const sinks: Sinks = { journal, metrics, hub };
 
-    const side = await startDealerSide(start, { profile, replica: fleet?.replica ?? opts.replicaId, metrics }, parts);
+    const side = await startDealerSide(start, { profile, replica: fleet?.replica ?? opts.replicaId, metrics, cardKeys }, parts);
     const front = await buildProxy(start, { profile, scenario, fleet }, side, sinks, parts);
     const url = await listenProxy(start, front, parts);
     const dealerUrls = front.router?.dealerUrls();
@@ -66,6 +74,10 @@ export async function startRuntime(given: RuntimeOptions): Promise<Runtime> {
       dealerUrls,
       events,
       reloadTls: () => reloadServerTls(start.tls, proxy.server, admin.server),
+      reopenFiles: async () => {
+        await journal.reopen();
+        await staging.audit.reopen();
+      },
       close: closeInOrder({ front, sinks, admin, side, staging, fleet: scenario.fleet }, opts.drainTimeoutMs ?? 5_000),
     }) as Runtime;
   } catch (err) {

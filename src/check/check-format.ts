@@ -4,6 +4,7 @@
  */
 import { junitXml, type JUnitCase } from '../report/junit.js';
 import type { CheckReport, RuleResult } from './run-check.js';
+import { describeCardSignatures } from './card-signatures.js';
 
 const EVIDENCE_SHOWN = 3;
 
@@ -12,7 +13,8 @@ function table(rows: string[][]): string[] {
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
 }
 
-function evidenceLine(rule: RuleResult): string {
+/** One line of what a rule's verdict rests on: the first violation of a FAIL. */
+export function evidenceLine(rule: RuleResult): string {
   if (rule.verdict === 'NOT CHECKED') return rule.note ?? '';
   if (rule.verdict === 'PASS') return `held in: ${[...new Set(rule.evidence.map((e) => e.probe))].join(', ')}`;
   const first = rule.evidence[0]!;
@@ -35,6 +37,7 @@ export function formatCheck(report: CheckReport): string {
         lines.push(`    … (+${rule.evidence.length - EVIDENCE_SHOWN} more; --json has them all, with the wire record)`);
     }
   }
+  if (report.card_signatures) lines.push('', `card signatures: ${describeCardSignatures(report.card_signatures)}`);
   for (const note of report.notes) lines.push(`note: ${note}`);
   const { pass, fail, not_checked, must_fail } = report.summary;
   lines.push('', `${report.ok ? 'PASS' : 'FAIL'}: ${pass} passed, ${fail} failed (${must_fail} MUST), ${not_checked} not checked`);

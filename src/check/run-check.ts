@@ -9,6 +9,7 @@ import { AAP_SKILLS, A2A_VERSION, extensionUriForProfile, type AapSkill, type Pr
 import { CONFORMANCE_RULES, appliesUnder, checkCard, checkReply, type ConformanceRule, type Finding, type Severity } from '../protocol/conformance/index.js';
 import type { ExchangeRequest } from '../protocol/conformance/exchange.js';
 import { ERROR_PROBES, RATE_LIMIT_PROBE, VALID_CALL_PROBES, probeBody, type Probe, type ProbeContext, type ProbeRequest } from './probes.js';
+import { cardKeysFrom, checkCardSignatures, describeCardSignatures, signatureFindings, type CardSignatureResult } from './card-signatures.js';
 
 export type RuleVerdict = 'PASS' | 'FAIL' | 'NOT CHECKED';
 
@@ -23,6 +24,8 @@ export interface CheckOptions {
   budgetMs?: number;
   /** Calls the rate-limit probe may spend (default 25). */
   rateLimitCalls?: number;
+  /** The keys the card's signatures are verified with: a key or JWKS file, or a JWKS URL (loopback or the target's origin). */
+  cardKey?: string;
 }
 
 /** What went over the wire for one probe, cut to what a person reads. */
@@ -65,6 +68,8 @@ export interface CheckReport {
   rules: RuleResult[];
   wire: WireRecord[];
   notes: string[];
+  /** The card's A2A v1.0 signatures: none, valid, invalid, or signed but not verified (no --card-key). */
+  card_signatures?: CardSignatureResult;
   summary: { pass: number; fail: number; not_checked: number; must_fail: number };
   /** False when a MUST rule failed. */
   ok: boolean;
@@ -214,6 +219,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
   } catch {
     throw new TypeError(`--target: "${displayUrl(opts.target)}" is not an http(s) URL`);
   }
+  // Read before anything is sent: keys that cannot be had end the run with exit 2.
+  const cardKeys = opts.cardKey === undefined ? undefined : await cardKeysFrom(opts.cardKey, target);
   const prober = new Prober(Math.min(opts.budgetMs ?? DEFAULT_BUDGET_MS, 29_000));
   const notes: string[] = [];
   const cardProbe: Probe = { name: 'agent-card', purpose: `GET ${AGENT_CARD_PATH}`, build: () => undefined };
@@ -236,6 +243,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
     for (const finding of checkCard(card ?? `(HTTP ${cardReply?.status ?? 0}, no JSON card)`, profile))
       prober.findings.push({ probe: cardProbe.name, finding });
   }
+  const cardSignatures = card === undefined ? undefined : await checkCardSignatures(card, cardKeys, opts.cardKey);
+  if (cardSignatures) for (const finding of signatureFindings(cardSignatures)) prober.findings.push({ probe: cardProbe.name, finding });
   const extensionUri = declared?.uri ?? extensionUriForProfile(profile);
   const ext = { uri: extensionUri, required: declared?.required ?? profile === '2.0' };
   const cardSkills = ((card as { skills?: unknown } | null)?.skills ?? []) as unknown[];
@@ -277,7 +286,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
   if (!reached) throw new TargetUnreachableError(`cannot reach the dealer at ${displayUrl(target.href)}: ${prober.wire.find((w) => w.failure)?.failure ?? 'no reply'}`);
   if (prober.outOfTime) notes.push('the time budget ran out before every probe was sent');
 
-  const rules = gradeRules(prober.findings, profile, opts.probeRateLimit === true);
+  const rules = gradeRules(prober.findings, profile, opts.probeRateLimit === true, cardSignatures);
   const must_fail = rules.filter((r) => r.verdict === 'FAIL' && r.severity === 'MUST').length;
   const count = (v: RuleVerdict) => rules.filter((r) => r.verdict === v).length;
   return {
@@ -292,6 +301,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
     rules,
     wire: prober.wire,
     notes,
+    ...(cardSignatures ? { card_signatures: cardSignatures } : {}),
     summary: { pass: count('PASS'), fail: count('FAIL'), not_checked: count('NOT CHECKED'), must_fail },
     ok: must_fail === 0,
   };
@@ -308,7 +318,12 @@ function vehicleKeyFrom(reply: unknown): Record<string, string> | undefined {
 /** Evidence items kept per rule (the JSON output keeps the whole wire record anyway). */
 const EVIDENCE_KEPT = 20;
 
-function gradeRules(found: { probe: string; finding: Finding }[], profile: Profile, probedRateLimit: boolean): RuleResult[] {
+function gradeRules(
+  found: { probe: string; finding: Finding }[],
+  profile: Profile,
+  probedRateLimit: boolean,
+  cardSignatures: CardSignatureResult | undefined,
+): RuleResult[] {
   return (CONFORMANCE_RULES as readonly ConformanceRule[]).map((rule) => {
     const mine = found.filter((x) => x.finding.rule === rule.id);
     const failed = mine.filter((x) => !x.finding.ok);
@@ -325,7 +340,9 @@ function gradeRules(found: { probe: string; finding: Finding }[], profile: Profi
       ? `applies under ${rule.profiles!.join(', ')} only; this dealer speaks ${profile}`
       : rule.id === 'AAP-ERR-016' && !probedRateLimit
         ? 'run with --probe-rate-limit to see a RATE_LIMITED reply'
-        : 'no probe reply exercised it';
+        : rule.id === 'AAP-CARD-007' && cardSignatures
+          ? `card signatures: ${describeCardSignatures(cardSignatures)}`
+          : 'no probe reply exercised it';
     return { ...base, verdict: 'NOT CHECKED' as const, evidence: [], note };
   });
 }

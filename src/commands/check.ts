@@ -26,6 +26,11 @@ export function checkCommand(io: CommandIo) {
           describe: 'profile to hold the dealer to; auto reads the card',
         })
         .option('rpc-url', { type: 'string', describe: "JSON-RPC URL to probe (default: the card's JSONRPC interface path on --target)" })
+        .option('card-key', {
+          type: 'string',
+          describe:
+            "verify the card's signatures with this key (PEM, JWK or JWK set file) or JWKS URL (loopback or the target's origin); without it a signed card is reported signed, not verified",
+        })
         .option('probe-rate-limit', { type: 'boolean', default: false, describe: 'also send repeated calls until the dealer answers RATE_LIMITED' })
         .option('json', { type: 'boolean', default: false, describe: 'print the result, with the wire record, as JSON' })
         .option('junit', { type: 'string', describe: 'also write JUnit XML (one test case per rule) to this file' }),
@@ -35,6 +40,7 @@ export function checkCommand(io: CommandIo) {
         profile: argv.profile,
         rpcUrl: argv.rpcUrl,
         probeRateLimit: argv.probeRateLimit,
+        cardKey: argv.cardKey,
         json: argv.json,
         junit: argv.junit,
       });
@@ -46,15 +52,17 @@ export function checkCommand(io: CommandIo) {
 
 export async function runCheckCommand(opts: CheckCommandOptions): Promise<{ exitCode: number; output: string }> {
   // Loaded on use: the probe's modules cost the other commands nothing at start-up.
-  const [{ runCheck, TargetUnreachableError }, { checkToJUnit, formatCheck }] = await Promise.all([
+  const [{ runCheck, TargetUnreachableError }, { checkToJUnit, formatCheck }, { KeyFileError }] = await Promise.all([
     import('../check/run-check.js'),
     import('../check/check-format.js'),
+    import('../common/card-key-file.js'),
   ]);
   let report;
   try {
     report = await runCheck(opts);
   } catch (err) {
-    if (err instanceof TargetUnreachableError || err instanceof TypeError) return { exitCode: CHECK_EXIT.unusable, output: `aap-chaos check: ${err.message}` };
+    if (err instanceof TargetUnreachableError || err instanceof TypeError || err instanceof KeyFileError)
+      return { exitCode: CHECK_EXIT.unusable, output: `aap-chaos check: ${err.message}` };
     throw err;
   }
   if (opts.junit !== undefined) {

@@ -12,6 +12,7 @@ import { formatReproducers, shrinkFailures } from '../exam/shrink-run.js';
 import { checkOption, OptionError, positiveDuration, RUN_OPTIONS, wholeNumber } from '../options.js';
 import { BuyerStartError, stopRunningBuyers } from '../exam/buyer-process.js';
 import { runExam, type ExamOptions } from '../exam/exam.js';
+import { newExamCardKey } from '../exam/card-trust.js';
 import { examHtml } from '../exam/html.js';
 import { examJUnit } from '../exam/junit.js';
 import { scorecardJson } from '../exam/scorecard.js';
@@ -48,6 +49,10 @@ base URLs in AAP_DEALER_URLS); AAP_CHAOS_SCENARIO, AAP_CHAOS_ADMIN_URL and AAP_C
                        minimal set still FAILs; write it to repro/<scenario>-<check>-seed<N>.yaml
                        and print the command that reproduces it
   --shrink-budget N    buyer runs --shrink may spend over the whole exam (default 30; implies --shrink)
+  --card-trust         also grade card trust (A2A v1.0 card signatures): every run's proxy signs the
+                       agent cards it serves, the buyer gets the proxy's JWKS in AAP_CARD_JWKS_URL,
+                       the built-in card-forgery joins the battery (a tampered, then an unsigned
+                       card) and card-trust becomes a required check
   --parallel N         runs side by side (1-64), each on its own proxy (default 1)
   --profile P          auto | 1.3 | 2.0 (default: the scenario's, else auto)
   --require-exit-0     a buyer exit code other than 0 is a FAIL
@@ -143,6 +148,7 @@ export function parseExamArgs(argv: string[]): ExamCommandOptions | ListRequest 
         profile: { type: 'string' },
         'require-exit-0': { type: 'boolean' },
         'allow-incomplete': { type: 'boolean' },
+        'card-trust': { type: 'boolean' },
         'list-requirements': { type: 'boolean' },
         json: { type: 'boolean' },
         junit: { type: 'string' },
@@ -195,6 +201,7 @@ export function parseExamArgs(argv: string[]): ExamCommandOptions | ListRequest 
     profile,
     requireExit0: values['require-exit-0'] ?? false,
     allowIncomplete: values['allow-incomplete'] ?? false,
+    cardTrust: values['card-trust'] ?? false,
     json: values.json ?? false,
     junit: values.junit,
     html: values.html,
@@ -223,6 +230,8 @@ export async function runExamCommand(argv: string[], io: ExamIo): Promise<number
   let result;
   const stopOnSignal = stopBuyersOnSignals(io);
   try {
+    // One key for the whole exam, shrinking's runs included.
+    if (opts.cardTrust) opts.cardKey = await newExamCardKey();
     // The baseline is checked against the battery before any buyer starts.
     const battery = withUntidyTwins(await loadBattery(await scenarioRefs(opts)));
     const baseline =

@@ -6,7 +6,7 @@
 import type { Argv } from 'yargs';
 import { checkOption, MOCK_OPTIONS, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS, wholeNumber } from '../options.js';
 import { checked, declareFlags, flagValues, type CommandIo, type FlagTable } from './flags.js';
-import type { ProxyFlagValues } from './run-proxy.js';
+import type { ProxyFlagValues } from './proxy-options.js';
 
 /** Flags of the proxy command that are no option of a run: the command itself acts on them. */
 export const PROXY_FLAGS = {

@@ -3,8 +3,6 @@
  * say how to reach it, watch files when asked, and close in order on a signal. Loaded by
  * commands/proxy.ts only when the proxy runs.
  */
-import { readRegularFile } from '../common/regular-file.js';
-import { MAX_PEM_BYTES } from '../proxy/tls.js';
 import { reloadTlsOn } from '../control/tls-reload.js';
 import { startFleetCommand } from '../fleet/fleet-command.js';
 import { reportToPrimary, workerIndex } from '../fleet/workers.js';
@@ -12,26 +10,12 @@ import { formatReport } from '../report/format.js';
 import { closeOnSignals, startRuntime, type Runtime, type RuntimeOptions } from '../runtime.js';
 import { configureScenarioLimits, formatProblem, resolveScenarioRef } from '../scenario/load.js';
 import { watchScenarioFile } from '../scenario/watch.js';
-import type { MOCK_OPTIONS, OptionValues, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS } from '../options.js';
 import type { CommandIo } from './flags.js';
-
-/** The proxy command's flags, checked. */
-export interface ProxyFlagValues {
-  limits: OptionValues<typeof SCENARIO_LIMIT_OPTIONS>;
-  run: OptionValues<typeof RUN_OPTIONS>;
-  mock: OptionValues<typeof MOCK_OPTIONS>;
-  workers: number;
-}
+import { proxyRuntimeOptions, type ProxyFlagValues } from './proxy-options.js';
 
 export async function runProxy(argv: Record<string, any>, { limits, run, mock, workers }: ProxyFlagValues, io: CommandIo): Promise<void> {
   configureScenarioLimits(limits);
-  const opts: RuntimeOptions = {
-    ...run,
-    scenario: argv.scenario,
-    mock,
-    dealerTls: { ca: argv.ca === undefined ? undefined : readCaFile(argv.ca, io), insecure: argv.insecure },
-    log: io.out,
-  };
+  const opts = proxyRuntimeOptions(argv, { run, mock }, io, io.out);
   // --workers N: the primary forks and supervises; each worker goes on below as one replica.
   if ((await startFleetCommand(workers, opts, io)) === 'primary') return;
   // --watch with TLS files and no scenario file watches the certificates alone.
@@ -47,12 +31,14 @@ export async function runProxy(argv: Record<string, any>, { limits, run, mock, w
   printHowToReach(runtime, opts, io);
   const stopWatching = watchedFile === undefined ? undefined : watchScenario(runtime, watchedFile, io);
   const stopTls = reloadTlsOn(runtime, argv.watch ? tlsFiles : [], io);
+  const stopReopening = reopenFilesOnHup(runtime, opts, io);
   const printReport = argv.report as boolean;
   closeOnSignals(
     {
       close: async () => {
         stopWatching?.();
         stopTls();
+        stopReopening();
         const report = printReport ? runtime.report() : undefined;
         await runtime.close();
         if (report) io.out(formatReport(report));
@@ -62,13 +48,17 @@ export async function runProxy(argv: Record<string, any>, { limits, run, mock, w
   );
 }
 
-/** --ca FILE: read once at start; a missing or unreadable file is a usage error naming the flag. */
-function readCaFile(file: string, io: CommandIo): string {
-  const read = readRegularFile(file, { maxBytes: MAX_PEM_BYTES, what: 'a PEM file' });
-  if (!read.ok) io.fail(`--ca: ${file}: ${read.problem}`);
-  const pem = read.bytes.toString('utf8');
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) io.fail(`--ca: ${file} holds no PEM certificate ("-----BEGIN CERTIFICATE-----")`);
-  return pem;
+/** SIGHUP opens the journal and audit files again: logrotate's `create` moves them, then sends a HUP. */
+function reopenFilesOnHup(runtime: Runtime, opts: RuntimeOptions, { out, err }: CommandIo): () => void {
+  const files = [opts.journalFile, opts.auditFile].filter((f) => f !== undefined);
+  if (files.length === 0) return () => {};
+  const onHup = () =>
+    runtime.reopenFiles().then(
+      () => out(`SIGHUP: reopened ${files.join(' and ')}`),
+      (e: Error) => err(`SIGHUP: ${e.message}`),
+    );
+  process.on('SIGHUP', onHup);
+  return () => process.off('SIGHUP', onHup);
 }
 
 /** Checked before anything starts: a watch that could never fire is a mistake, not a no-op. */

@@ -1,22 +1,22 @@
 /**
- * Reading a file an operator names (a scenario, a recording, a journal, a certificate, a CA
- * bundle, an inventory, a baseline): a regular file only, read through a bounded loop. The file
+ * Reading a file an operator names (a scenario, a key, a certificate, a CA bundle, a recording, a
+ * journal, an inventory, a baseline): a regular file only, read through a bounded loop. The file
  * is opened without blocking and checked through the open handle, so a FIFO (whose open and read
  * wait for a writer: one at a key path once froze the whole process), a device or a directory is
  * refused before a byte is read, and a file that grows after the check still cannot cost more
  * than the limit: it is held while reading, not taken from stat. Synchronous: the open never
  * waits, and a regular file within its limit is read in milliseconds, so one reader serves the
- * commands, the start-up checks and a certificate reload alike.
+ * commands, the start-up checks and a certificate reload alike (`await` on it is harmless).
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 
-export type RegularFile = { ok: true; bytes: Buffer } | { ok: false; problem: string };
+export type RegularFileRead = { ok: true; bytes: Buffer } | { ok: false; message: string };
 
-export interface RegularFileOptions {
+export interface RegularFileLimits {
   maxBytes: number;
   /** What the file is, for the refusal of a special file: `a scenario` → "a scenario is read from a regular file only". */
   what: string;
-  /** The refusal of a file over `maxBytes`; `atLeast`: the size is what was read before stopping. */
+  /** The refusal of a file past the limit; `atLeast`: the size is what was read before stopping. */
   tooLarge?: (bytes: number, atLeast: boolean) => string;
 }
 
@@ -32,46 +32,48 @@ function kindOf(info: Stats): string {
   return 'a special file';
 }
 
-function tooLarge(opts: RegularFileOptions, bytes: number, atLeast: boolean): string {
-  return opts.tooLarge?.(bytes, atLeast) ?? `is ${atLeast ? 'at least ' : ''}${bytes} bytes, more than the ${opts.maxBytes} bytes ${opts.what} may have`;
+function tooLarge(limits: RegularFileLimits, bytes: number, atLeast: boolean): string {
+  return limits.tooLarge?.(bytes, atLeast) ?? `is ${atLeast ? 'at least ' : ''}${bytes} bytes, more than the ${limits.maxBytes} bytes ${limits.what} may have`;
 }
 
 /** Why the opened file is not read, or undefined. */
-function refusal(info: Stats, opts: RegularFileOptions): string | undefined {
-  if (!info.isFile()) return `is ${kindOf(info)}, not a regular file; ${opts.what} is read from a regular file only`;
-  if (info.size > opts.maxBytes) return tooLarge(opts, info.size, false);
+function refusal(info: Stats, limits: RegularFileLimits): string | undefined {
+  if (!info.isFile()) return `is ${kindOf(info)}, not a regular file; ${limits.what} is read from a regular file only`;
+  if (info.size > limits.maxBytes) return tooLarge(limits, info.size, false);
   return undefined;
 }
 
-function failure(error: unknown): string {
+function readFailure(error: unknown, what: string): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return `is a directory, not a regular file; ${what} is read from a regular file only`;
   if (code === 'EACCES') return 'permission denied';
   return `cannot read the file (${code ?? String(error)})`;
 }
 
-export function readRegularFile(file: string, opts: RegularFileOptions): RegularFile {
+export function readRegularFile(file: string, limits: RegularFileLimits): RegularFileRead {
   let fd: number;
   try {
     fd = openSync(file, FLAGS);
   } catch (e) {
-    return { ok: false, problem: failure(e) };
+    return { ok: false, message: readFailure(e, limits.what) };
   }
   try {
-    const refused = refusal(fstatSync(fd), opts);
-    if (refused) return { ok: false, problem: refused };
+    const refused = refusal(fstatSync(fd), limits);
+    if (refused) return { ok: false, message: refused };
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
       const buffer = Buffer.allocUnsafe(READ_CHUNK);
       const bytesRead = readSync(fd, buffer, 0, READ_CHUNK, null);
       if (bytesRead === 0) break;
-      if ((total += bytesRead) > opts.maxBytes) return { ok: false, problem: tooLarge(opts, total, true) };
+      // The file grew after the check: the limit holds for what is read, whatever stat said.
+      if ((total += bytesRead) > limits.maxBytes) return { ok: false, message: tooLarge(limits, total, true) };
       chunks.push(buffer.subarray(0, bytesRead));
     }
     return { ok: true, bytes: Buffer.concat(chunks, total) };
   } catch (e) {
-    return { ok: false, problem: failure(e) };
+    return { ok: false, message: readFailure(e, limits.what) };
   } finally {
     closeSync(fd);
   }

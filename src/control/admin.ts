@@ -9,6 +9,7 @@ import { sessionRoutes, sessionQuery } from './session-routes.js';
 import type { ScenarioEngine } from '../engine/decision.js';
 import type { ControlSurface, Route } from './surface.js';
 import { ApiError, decodePathSegment, type Call } from '../http/routes.js';
+import type { ReplyOutcome } from '../journal/outcome.js';
 import type { ScenarioSource } from '../scenario/source.js';
 import { listBuiltinScenarios } from '../scenario/builtin.js';
 import { StateStoreError } from '../state/redis-store.js';
@@ -214,17 +215,46 @@ async function putScenario(surface: ControlSurface, { req, res, url }: Call): Pr
 }
 
 function getJournal(surface: ControlSurface, { res, url }: Call): void {
-  const since = url.searchParams.get('since') ?? undefined;
-  if (since !== undefined && !ULID.test(since)) throw new ApiError(400, `since must be a journal entry id (a 26-character ULID), got "${since}"`);
-  const limitText = url.searchParams.get('limit');
-  let limit: number | undefined;
-  if (limitText !== null) {
-    limit = Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1) throw new ApiError(400, `limit must be a whole number of 1 or more, got "${limitText}"`);
-  }
-  const body = surface.journal.lines({ since: since?.toUpperCase(), limit, ...sessionQuery(url) }).join('');
+  const params = url.searchParams;
+  const since = params.get('since') ?? undefined;
+  if (since !== undefined && !ULID.test(since)) throw new ApiError(400, `since must be a journal entry id (a 26-character ULID), got "${since.slice(0, 40)}"`);
+  const outcome = params.get('outcome') ?? undefined;
+  if (outcome !== undefined && !(OUTCOMES as readonly string[]).includes(outcome))
+    throw new ApiError(400, `outcome must be one of ${OUTCOMES.join(', ')}, got "${outcome.slice(0, 40)}"`);
+  const body = surface.journal
+    .lines({
+      since: since?.toUpperCase(),
+      limit: wholeNumberParam(params, 'limit'),
+      last: wholeNumberParam(params, 'last'),
+      ...sessionQuery(url),
+      match: {
+        skill: textParam(params, 'skill'),
+        outcome: outcome as ReplyOutcome | undefined,
+        client: textParam(params, 'client'),
+        rule: textParam(params, 'rule'),
+      },
+    })
+    .join('');
   res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+const OUTCOMES: readonly ReplyOutcome[] = ['result', 'error', 'unknown'];
+/** Longer than any value a journal line stores (src/common/bounds.ts keeps them shorter), so no match is lost. */
+const MAX_FILTER_CHARS = 1024;
+
+function wholeNumberParam(params: URLSearchParams, name: string): number | undefined {
+  const text = params.get(name);
+  if (text === null) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new ApiError(400, `${name} must be a whole number of 1 or more, got "${text.slice(0, 40)}"`);
+  return value;
+}
+
+function textParam(params: URLSearchParams, name: string): string | undefined {
+  const text = params.get(name) ?? undefined;
+  if (text !== undefined && (text === '' || text.length > MAX_FILTER_CHARS)) throw new ApiError(400, `${name} must be 1 to ${MAX_FILTER_CHARS} characters`);
+  return text;
 }
 
 function parseJsonOrUndefined(text: string): unknown {

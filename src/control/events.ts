@@ -7,6 +7,7 @@
  * number of clients is capped, and a client that stops answering pings is cut: a dead peer does
  * not hold a socket and its buffer for ever.
  */
+import { boundReached } from '../common/bound-counts.js';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
@@ -94,6 +95,7 @@ export class EventHub implements RequestObserver {
   /** Why one more client cannot be taken now, or undefined (the admin server answers 503 with it). */
   refusal(): string | undefined {
     if (this.clients.size + this.pending < this.maxClients) return undefined;
+    boundReached('events_clients');
     return `${this.maxClients} /events clients are connected, the most this instance serves; close one, or read the journal with GET /journal`;
   }
 

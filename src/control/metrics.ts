@@ -8,9 +8,39 @@ import type { ScenarioEngine } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
 import type { RequestObserver } from '../journal/entry.js';
 import { A2A_METHODS, AAP_SKILLS } from '../protocol/codes.js';
+import { BOUNDS, boundCounts, boundReached } from '../common/bound-counts.js';
 
 const KNOWN_METHODS: ReadonlySet<string> = new Set(A2A_METHODS);
 const KNOWN_SKILLS: ReadonlySet<string> = new Set(AAP_SKILLS);
+
+/**
+ * Label sets a metric keeps. Rule ids and guardrail names come from scenarios, and a proxy that
+ * swaps scenarios for days would meet new ones without end: past this many sets, a new one is
+ * counted under "_other" (and in aap_chaos_bound_reached_total{bound="metric_label_sets"}).
+ */
+export const MAX_LABEL_SETS = 2_000;
+export const OTHER_LABEL = '_other';
+
+/** The label set to count under: the one given while there is room, else "_other" in every label. */
+class LabelSets<L extends string> {
+  private readonly seen = new Set<string>();
+  private readonly other: Record<L, string>;
+
+  constructor(private readonly names: readonly L[]) {
+    this.other = Object.fromEntries(names.map((n) => [n, OTHER_LABEL])) as Record<L, string>;
+  }
+
+  of(labels: Record<L, string>): Record<L, string> {
+    const key = this.names.map((n) => labels[n]).join('\u0000');
+    if (this.seen.has(key)) return labels;
+    if (this.seen.size < MAX_LABEL_SETS) {
+      this.seen.add(key);
+      return labels;
+    }
+    boundReached('metric_label_sets');
+    return this.other;
+  }
+}
 
 /**
  * A counter counted in plain numbers, one per label set, and handed to prom-client only when it
@@ -41,9 +71,21 @@ class TallyCounter<L extends string> {
     return tally !== undefined;
   }
 
-  /** Counts one for a label set seen for the first time. */
+  /** Counts one for a label set seen for the first time; past MAX_LABEL_SETS, under "_other". */
   start(key: string, labels: Record<L, string>): void {
-    this.tallies.set(key, { labels, count: 1, reported: 0 });
+    if (this.tallies.size < MAX_LABEL_SETS) {
+      this.tallies.set(key, { labels, count: 1, reported: 0 });
+      return;
+    }
+    boundReached('metric_label_sets');
+    const other = this.tallies.get(OTHER_LABEL);
+    if (other) other.count++;
+    else
+      this.tallies.set(OTHER_LABEL, {
+        labels: Object.fromEntries(Object.keys(labels).map((n) => [n, OTHER_LABEL])) as Record<L, string>,
+        count: 1,
+        reported: 0,
+      });
   }
 }
 
@@ -62,6 +104,9 @@ export class ChaosMetrics implements RequestObserver {
   private readonly dealerViolations: Counter<'rule' | 'severity'>;
   private readonly spansDropped: Counter<'reason'>;
   private readonly buyerVerdicts: Counter<'check' | 'verdict'>;
+  private readonly rotations: Counter<'file'>;
+  private readonly ruleLabels = new LabelSets(['rule'] as const);
+  private readonly guardrailLabels = new LabelSets(['guardrail'] as const);
 
   constructor(private readonly currentEngine: () => ScenarioEngine | undefined) {
     const registers = [this.registry];
@@ -141,6 +186,29 @@ export class ChaosMetrics implements RequestObserver {
       labelNames: ['rule'],
       registers,
     });
+    this.rotations = new Counter({
+      name: 'aap_chaos_file_rotations_total',
+      help: 'Times a file was rotated because it reached its size limit (--journal-max-bytes, --audit-max-bytes), by file: journal, audit.',
+      labelNames: ['file'],
+      registers,
+    });
+    // What each bound's series has been told so far; every bound shows from the first scrape, at
+    // zero when never reached, so a dashboard can tell "never reached" from "not counted".
+    const reportedBounds = new Map<string, number>(BOUNDS.map((b) => [b, 0]));
+    new Counter({
+      name: 'aap_chaos_bound_reached_total',
+      help: 'Items forgotten or refused because a bound on what the proxy keeps was reached, by bound (docs/reliability.md, "Bounded for days"); counted per process.',
+      labelNames: ['bound'],
+      registers,
+      collect() {
+        // The counts only grow: the counter is brought up to them at each scrape.
+        const counts = boundCounts();
+        for (const bound of BOUNDS) {
+          this.inc({ bound }, counts[bound] - reportedBounds.get(bound)!);
+          reportedBounds.set(bound, counts[bound]);
+        }
+      },
+    });
     this.guardrailBreaches = new Counter({
       name: 'aap_chaos_guardrail_breaches_total',
       help: "Scenario guardrails this replica saw breached (each pulled the fleet's safety lever), by guardrail name.",
@@ -159,7 +227,7 @@ export class ChaosMetrics implements RequestObserver {
     if (!this.requests.inc(requestKey)) this.requests.start(requestKey, { method, skill, outcome });
     if (entry.upstream_ms !== undefined) this.upstreamLatency.observe(entry.upstream_ms / 1000);
     if (entry.conformance) for (const v of entry.conformance) this.dealerViolations.inc({ rule: v.rule, severity: v.severity });
-    if (entry.suspended) for (const rule of entry.suspended) this.suspendedRules.inc({ rule });
+    if (entry.suspended) for (const rule of entry.suspended) this.suspendedRules.inc(this.ruleLabels.of({ rule }));
     const dealer = entry.dealer;
     if (dealer !== undefined) {
       const dealerKey = `${dealer}\u0000${outcome}`;
@@ -177,11 +245,11 @@ export class ChaosMetrics implements RequestObserver {
 
   /** A fault max_active_faults refused (the engine tells, as it decides). */
   faultOverflowed(rule: string): void {
-    this.overflow.inc({ rule });
+    this.overflow.inc(this.ruleLabels.of({ rule }));
   }
 
   guardrailBreached(guardrail: string): void {
-    this.guardrailBreaches.inc({ guardrail });
+    this.guardrailBreaches.inc(this.guardrailLabels.of({ guardrail }));
   }
 
   spanDropped(reason: string, count: number): void {
@@ -190,6 +258,10 @@ export class ChaosMetrics implements RequestObserver {
 
   buyerVerdict(check: string, verdict: string): void {
     this.buyerVerdicts.inc({ check, verdict });
+  }
+
+  fileRotated(file: 'journal' | 'audit'): void {
+    this.rotations.inc({ file });
   }
 
   journalDropped(sink: 'file' | 'events', count = 1): void {

@@ -2,8 +2,9 @@
  * `card`: faults of the agent card, so buyers meet slow, broken, changed and stale cards.
  * The effect adds a card plan; the proxy asks this file for the reply that replaces the card
  * (`http`, `malformed_json`) or for the card to serve (`stale`, then `patch`), and still points
- * its interface URLs at itself afterwards.
+ * its interface URLs at itself afterwards; `signature` faults are card-signature.ts's.
  */
+import { boundReached } from '../common/bound-counts.js';
 import type { Rule } from '../scenario/types.generated.js';
 import type { ModifierEffect } from './effect.js';
 import { createDelayEffect } from './delay.js';
@@ -27,6 +28,7 @@ export function createCardEffect(rule: Rule): ModifierEffect {
     spec.malformed_json ? 'malformed JSON instead of the card' : '',
     spec.stale?.minutes !== undefined ? `the card of ${spec.stale.minutes} min ago` : spec.stale?.card ? 'a fixed older card' : '',
     spec.patch ? `patch ${spec.patch.map((o) => `${o.op} ${o.path}`).join(', ')}` : '',
+    spec.signature ? `signature ${spec.signature}` : '',
   ].filter(Boolean);
   const sentence = `card: ${parts.join(', ')}`;
   return {
@@ -40,6 +42,7 @@ export function createCardEffect(rule: Rule): ModifierEffect {
       if (spec.malformed_json) card.malformedJson = true;
       if (spec.stale) card.stale = spec.stale as CardPlan['stale'];
       if (spec.patch) card.patches.push(spec.patch);
+      if (spec.signature) card.signature = spec.signature;
       return `card: ${said.join(', ')}`;
     },
   };
@@ -62,7 +65,10 @@ export class CardHistory {
     const text = JSON.stringify(card);
     if (this.seen.at(-1)?.text === text) return;
     this.seen.push({ since: now, text });
-    if (this.seen.length > HISTORY_LIMIT) this.seen.shift();
+    if (this.seen.length > HISTORY_LIMIT) {
+      this.seen.shift();
+      boundReached('card_history');
+    }
   }
 
   /** The card served at `time`, or the oldest one known (with how old it is) when none is that old. */
@@ -76,24 +82,32 @@ export class CardHistory {
 }
 
 /**
- * The card to serve: the dealer's, or the stale one the plan asks for, with the plan's patches
- * applied. A patch that does not apply is skipped and noted. The caller rewrites URLs afterwards.
+ * The card the one served starts from: the dealer's, or the stale one the plan asks for. Its
+ * signatures, if any, are the ones the card came with.
  */
-export function faultCard(dealerCard: unknown, plan: CardPlan, history: CardHistory, notes: string[], now = Date.now()): unknown {
-  let card = dealerCard;
-  if (plan.stale?.card) card = structuredClone(plan.stale.card);
-  else if (plan.stale?.minutes !== undefined) {
-    const old = history.at(now - plan.stale.minutes * 60_000);
-    if (old) {
-      card = old.card;
-      if (!old.exact)
-        notes.push(`card: no card seen ${plan.stale.minutes} min ago; served the oldest one seen (${Math.round((now - old.since) / 1000)} s old)`);
-    }
-  }
+export function baseCard(dealerCard: unknown, plan: CardPlan, history: CardHistory, notes: string[], now = Date.now()): unknown {
+  if (plan.stale?.card) return structuredClone(plan.stale.card);
+  if (plan.stale?.minutes === undefined) return dealerCard;
+  const old = history.at(now - plan.stale.minutes * 60_000);
+  if (!old) return dealerCard;
+  if (!old.exact) notes.push(`card: no card seen ${plan.stale.minutes} min ago; served the oldest one seen (${Math.round((now - old.since) / 1000)} s old)`);
+  return old.card;
+}
+
+/** The card with the plan's patches applied. A patch that does not apply is skipped and noted. */
+export function patchCard(card: unknown, plan: CardPlan, notes: string[]): unknown {
   for (const ops of plan.patches) {
     const patched = patchJson(card, ops);
     if ('doc' in patched) card = patched.doc;
     else notes.push(`card patch not applied: ${patched.notApplied}`);
   }
   return card;
+}
+
+/**
+ * The card to serve: the dealer's, or the stale one the plan asks for, with the plan's patches
+ * applied. The caller rewrites URLs and settles signatures afterwards.
+ */
+export function faultCard(dealerCard: unknown, plan: CardPlan, history: CardHistory, notes: string[], now = Date.now()): unknown {
+  return patchCard(baseCard(dealerCard, plan, history, notes, now), plan, notes);
 }

@@ -8,6 +8,7 @@
 import type { Transform } from 'node:stream';
 import type { Profile } from '../protocol/codes.js';
 import type { JsonRpcId } from '../protocol/rpc-id.js';
+import type { CardSignatureFault } from '../protocol/card-signature.js';
 import { MODIFIER_EFFECTS, type ModifierEffectKey } from '../scenario/effect-keys.generated.js';
 
 /** What a step may need of the reply it changes, as it stands when the reply goes out. */
@@ -50,6 +51,8 @@ export interface CardPlan {
   /** RFC 6902 operation lists, applied in order to the card served. */
   patches: unknown[][];
   stale?: { minutes?: number; card?: Record<string, unknown> };
+  /** A signature fault, applied to the card once it is otherwise ready to serve. */
+  signature?: CardSignatureFault;
 }
 
 export interface ReplyPlan {

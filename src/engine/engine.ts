@@ -3,6 +3,7 @@
  * match → key → when around every effect, collects modifiers into a reply plan, and stops at the
  * first terminal effect that answers. One engine per loaded scenario; a reload builds a new one.
  */
+import { boundReached } from '../common/bound-counts.js';
 import { AAP_CODES, isAapCode, type AapCode } from '../protocol/codes.js';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Rule, Scenario } from '../scenario/types.generated.js';
@@ -11,7 +12,7 @@ import type { ReplyPlan } from '../effects/reply-plan.js';
 import { createErrorEffect } from '../effects/error.js';
 import { effectsOf } from '../effects/registry.js';
 import { PASS_THROUGH, type Decision, type DecisionInput, type RuleStatus, type ScenarioEngine } from './decision.js';
-import { compileMatch, dealerHolds, RuleIndex, type CompiledMatch } from './match.js';
+import { compileMatch, predicatesHold, RuleIndex, type CompiledMatch } from './match.js';
 import { fires } from './when.js';
 import { fire } from './fire.js';
 import { SessionTable, type KeyState, type SessionState } from './sessions.js';
@@ -70,8 +71,8 @@ function keyFunction(spec: string | undefined): (r: ClassifiedRequest) => string
 function compileRule(def: Rule): CompiledRule {
   const { terminal, modifiers } = effectsOf(def);
   const match = compileMatch(def.match);
-  // Card faults are about the agent card alone: such a rule never meets any other request.
-  if (def.card !== undefined) match.predicates.push((r) => r.httpMethod === 'GET' && isAgentCardPath(r.path));
+  // Card faults are about the agent card alone: such a rule never meets any other request (the index settles it).
+  if (def.card !== undefined) match.cardOnly = true;
   return { id: def.id, def, enabled: def.enabled ?? true, match, keyOf: keyFunction(def.key), terminal, modifiers, matched: 0, fired: 0 };
 }
 
@@ -118,12 +119,6 @@ function effectContext(input: DecisionInput, random: () => number, now: number, 
   return { request: input.request, profile: input.profile, extensionUri: input.extensionUri, random, now, keyState };
 }
 
-/** `every` without the callback closure a call of it would allocate per rule. */
-function predicatesHold(predicates: CompiledMatch['predicates'], request: ClassifiedRequest, extensionUri: string): boolean {
-  for (let i = 0; i < predicates.length; i++) if (!predicates[i]!(request, extensionUri)) return false;
-  return true;
-}
-
 export function createEngine(scenario: Scenario, opts?: EngineOptions): ScenarioEngine<Decision>;
 export function createEngine(scenario: Scenario, opts: FleetEngineOptions): ScenarioEngine;
 export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}): ScenarioEngine {
@@ -132,7 +127,8 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
   const rules = (scenario.rules ?? []).map(compileRule);
   const byId = new Map(rules.map((r) => [r.id, r]));
   const index = new RuleIndex(rules);
-  const byDealer = rules.some((r) => r.match.dealers !== undefined);
+  // Only a scenario with card rules asks each request whether it is for the card.
+  const hasCardRules = rules.some((r) => r.match.cardOnly);
   const maxActive = scenario.max_active_faults;
   const shared = opts.shared && new SharedRuleWalk(opts.shared.store, opts.shared.namespace, maxActive, opts.shared.keyName);
   const forcedCodeEffects = new Map<AapCode, TerminalEffect>(AAP_CODES.map((code) => [code, createErrorEffect({ id: `header:${code}`, error: { code } })]));
@@ -142,7 +138,10 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
     if (!keys) session.keys.set(rule.id, (keys = new Map()));
     let s = keys.get(key);
     if (!s) {
-      if (keys.size >= MAX_KEYS_PER_RULE) keys.delete(keys.keys().next().value!);
+      if (keys.size >= MAX_KEYS_PER_RULE) {
+        keys.delete(keys.keys().next().value!);
+        boundReached('rule_keys');
+      }
       s = { seen: 0, fired: 0, data: {} };
       keys.set(key, s);
     }
@@ -152,9 +151,8 @@ export function createEngine(scenario: Scenario, opts: FleetEngineOptions = {}):
   function decide(input: DecisionInput): Decision | Promise<Decision> {
     const { request } = input;
     const forcedHeader = opts.allowHeaderFaults ? request.headers[FAULT_HEADER] : undefined;
-    const indexed = index.candidates(request);
-    // Only a scenario that names dealers pays for the filter.
-    const candidates = byDealer ? indexed.filter((r) => dealerHolds(r.match, input.dealer)) : indexed;
+    const card = hasCardRules && request.httpMethod === 'GET' && isAgentCardPath(request.path);
+    const candidates = index.candidates(request, input.dealer, card);
     // Most requests meet no rule at all: they cost one index lookup and no allocation.
     if (candidates.length === 0 && !forcedHeader) return PASS_THROUGH;
     const now = performance.now();

@@ -1,8 +1,9 @@
 /**
  * `match`: compiles a rule's conditions once into small predicates over a classified request.
- * Rules are also indexed by the methods and skills they name, so a request only meets the
- * rules that could match it.
+ * Rules are also indexed by the dealer, methods, skills and exact values they name, and by whether
+ * they are about the agent card, so a request only meets the rules that could match it.
  */
+import { boundReached } from '../common/bound-counts.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { BodyMatcher, HeaderMatcher, Match } from '../scenario/types.generated.js';
@@ -102,6 +103,8 @@ export interface CompiledMatch {
   predicates: Predicate[];
   /** Dealers the rule is limited to (undefined: any, and every request of a single-dealer run). */
   dealers?: string[];
+  /** A card rule: it meets GET requests for the agent card and nothing else. */
+  cardOnly?: boolean;
 }
 
 /** Whether a rule limited to some dealers holds for a request to `dealer` (undefined in a single-dealer run). */
@@ -138,29 +141,48 @@ interface CandidateSet<R> {
   order: Map<R, number>;
 }
 
+/** Groups per request shape kept at most (method and skill names come from buyers). */
+const MAX_GROUPS = 1024;
+
+/** What decides a request's group: the rules it can meet are the same for every request of one shape. */
+interface Shape {
+  dealer: string | undefined;
+  method: string | undefined;
+  skill: string | undefined;
+  card: boolean;
+}
+
 /**
- * Candidate rules, in scenario order. Rules are grouped per (method, skill) on first sight of each
- * pair, and within a group rules with an exact header or body value are looked up by the request's
- * value, once per header or pointer: a thousand rules that cannot match cost a few map lookups.
+ * Candidate rules, in scenario order. Rules are grouped per request shape (dealer, JSON-RPC
+ * method, skill, and whether it asks for the agent card) on first sight of each shape, and within
+ * a group rules with an exact header or body value are looked up by the request's value, once per
+ * header or pointer: a thousand rules that cannot match cost a few map lookups and no allocation.
+ * The group is found through nested maps keyed by the values themselves, so no key text is built
+ * per request (a joined key cost a string, its flattening and its hash on every request).
  */
 export class RuleIndex<R extends { match: CompiledMatch }> {
-  private readonly cache = new Map<string, CandidateSet<R>>();
+  private readonly groups = new Map<string | undefined, Map<string | undefined, Map<string | undefined, [CandidateSet<R>?, CandidateSet<R>?]>>>();
+  private groupCount = 0;
   constructor(private readonly rules: R[]) {}
 
-  candidates(request: ClassifiedRequest): R[] {
-    const { rpcMethod: method, skill } = request;
-    const key = `${method ?? ''}\u0000${skill ?? ''}`;
-    let set = this.cache.get(key);
+  /** The rules that may match `request` for `dealer` (undefined in a single-dealer run), in scenario order. */
+  candidates(request: ClassifiedRequest, dealer: string | undefined, card: boolean): R[] {
+    const method = request.rpcMethod;
+    const skill = request.skill;
+    let byMethod = this.groups.get(dealer);
+    let bySkill = byMethod?.get(method);
+    let pair = bySkill?.get(skill);
+    let set = pair?.[card ? 1 : 0];
     if (!set) {
-      set = this.group(
-        this.rules.filter(
-          (r) =>
-            (!r.match.methods || (method !== undefined && r.match.methods.includes(method))) &&
-            (!r.match.skills || (skill !== undefined && r.match.skills.includes(skill))),
-        ),
-      );
-      // Unbounded method names from buyers must not grow the cache without limit.
-      if (this.cache.size < 1024) this.cache.set(key, set);
+      set = this.group(this.rules.filter((r) => holds(r.match, { dealer, method, skill, card })));
+      // Unbounded method names from buyers must not grow the index without limit.
+      if (this.groupCount < MAX_GROUPS) {
+        this.groupCount++;
+        if (!byMethod) this.groups.set(dealer, (byMethod = new Map()));
+        if (!bySkill) byMethod.set(method, (bySkill = new Map()));
+        if (!pair) bySkill.set(skill, (pair = []));
+        pair[card ? 1 : 0] = set;
+      } else boundReached('rule_index_pairs');
     }
     if (set.exact.length === 0) return set.plain;
     let hits: R[] | undefined;
@@ -194,4 +216,28 @@ export class RuleIndex<R extends { match: CompiledMatch }> {
     }
     return set;
   }
+}
+
+/** Whether a rule's indexed conditions (dealer, method, skill, card) hold for requests of one shape. */
+function holds(match: CompiledMatch, shape: Shape): boolean {
+  return (
+    dealerHolds(match, shape.dealer) &&
+    (!match.methods || (shape.method !== undefined && match.methods.includes(shape.method))) &&
+    (!match.skills || (shape.skill !== undefined && match.skills.includes(shape.skill))) &&
+    (!match.cardOnly || shape.card)
+  );
+}
+
+/** `every` without the callback closure a call of it would allocate per rule. */
+export function predicatesHold(predicates: readonly Predicate[], request: ClassifiedRequest, extensionUri: string): boolean {
+  for (let i = 0; i < predicates.length; i++) if (!predicates[i]!(request, extensionUri)) return false;
+  return true;
+}
+
+/**
+ * Whether a rule's whole `match` holds, condition by condition, without the index: what the index
+ * must agree with (test/engine/rule-index.test.ts compares the two over generated scenarios).
+ */
+export function matchHolds(match: CompiledMatch, request: ClassifiedRequest, extensionUri: string, dealer: string | undefined, card: boolean): boolean {
+  return holds(match, { dealer, method: request.rpcMethod, skill: request.skill, card }) && predicatesHold(match.predicates, request, extensionUri);
 }

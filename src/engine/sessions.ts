@@ -5,6 +5,7 @@
  * generator — so a session behaves as if it had the proxy to itself. Requests without the header
  * share the default session. The table is bounded in count and idle time.
  */
+import { boundReached } from '../common/bound-counts.js';
 import { SeededRandom } from '../common/random.js';
 import type { KeyCounters } from './when.js';
 import { DEFAULT_SESSION } from '../journal/entry.js';
@@ -108,7 +109,9 @@ export class SessionTable {
     const named = () => this.sessions.size - (this.sessions.has(DEFAULT_SESSION) ? 1 : 0);
     for (const id of this.sessions.keys()) {
       if (named() < this.limits.max) break;
-      if (id !== DEFAULT_SESSION) this.sessions.delete(id);
+      if (id === DEFAULT_SESSION) continue;
+      this.sessions.delete(id);
+      boundReached('sessions');
     }
   }
 }

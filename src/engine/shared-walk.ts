@@ -9,7 +9,7 @@ import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Rule } from '../scenario/types.generated.js';
 import type { EffectContext, ModifierEffect, TerminalAction, TerminalEffect } from '../effects/effect.js';
 import type { Decision } from './decision.js';
-import type { Predicate } from './match.js';
+import { predicatesHold, type Predicate } from './match.js';
 import { ruleKeepsState } from './rule-state.js';
 import type { SharedRuleStore, WalkResult, WalkStep } from './shared-store.js';
 import { SHARED_WINDOW } from '../effects/sliding-window.js';
@@ -100,7 +100,7 @@ export class SharedRuleWalk {
     const matched: Matched[] = [];
     for (const rule of input.candidates) {
       if (!rule.enabled) continue;
-      if (!rule.match.predicates.every((p) => p(request, extensionUri))) continue;
+      if (!predicatesHold(rule.match.predicates, request, extensionUri)) continue;
       const stateful = ruleKeepsState(rule.def);
       needsStore ||= stateful || this.maxActive !== undefined;
       matched.push({ rule, stateful, localOk: false });

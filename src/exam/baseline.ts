@@ -39,7 +39,7 @@ export function checkOfRequirement(id: string): CheckName | undefined {
 /** Reads and checks a baseline against the requirement ids and the scenarios of this exam. */
 export async function loadBaseline(file: string, scenarios: readonly string[]): Promise<Baseline> {
   const read = readRegularFile(file, { maxBytes: MAX_BYTES, what: 'a baseline' });
-  if (!read.ok) throw new BaselineError(`--baseline: ${file}: ${read.problem}`);
+  if (!read.ok) throw new BaselineError(`--baseline: ${file}: ${read.message}`);
   return parseBaseline(file, read.bytes.toString('utf8'), scenarios);
 }
 

@@ -34,7 +34,15 @@ export class BatteryError extends Error {
   override name = 'BatteryError';
 }
 
-export async function scenarioRefs(opts: { scenarios?: string; all?: boolean }): Promise<string[]> {
+/** What `exam --card-trust` adds to any battery: the card served with a forged, then a missing signature. */
+export const CARD_TRUST_SCENARIO = 'card-forgery';
+
+export async function scenarioRefs(opts: { scenarios?: string; all?: boolean; cardTrust?: boolean }): Promise<string[]> {
+  const refs = await namedRefs(opts);
+  return opts.cardTrust && !refs.includes(CARD_TRUST_SCENARIO) ? [...refs, CARD_TRUST_SCENARIO] : refs;
+}
+
+async function namedRefs(opts: { scenarios?: string; all?: boolean }): Promise<string[]> {
   if (opts.all) return (await listBuiltinScenarios()).map((s) => s.name);
   if (opts.scenarios === undefined) return [...DEFAULT_BATTERY];
   const refs = opts.scenarios.split(',').map((s) => s.trim());

@@ -4,9 +4,13 @@
  * it, the journal graded with the report's checks, the proxy stopped. Runs go side by side up to
  * `parallel`; a buyer that cannot be started at all ends the exam.
  */
+import type { JWK } from 'jose';
 import { startRuntime } from '../runtime.js';
+import { CARD_JWKS_PATH } from '../protocol/card-signature.js';
+import { newExamCardKey } from './card-trust.js';
 import { buildReport } from '../report/report.js';
 import type { Thresholds } from '../report/thresholds.js';
+import type { CheckName } from '../report/checks/index.js';
 import type { DealerTarget } from '../options.js';
 import { dealerEnv } from './dealer-env.js';
 import type { ProfileSetting } from '../proxy/profile.js';
@@ -47,6 +51,18 @@ export interface ExamOptions {
   thresholds?: Partial<Thresholds>;
   /** Told when a run starts and ends (the CLI prints progress on stderr). */
   progress?: (line: string) => void;
+  /**
+   * Grade card trust (`--card-trust`): every run's proxy signs the cards it serves, the buyer gets
+   * AAP_CARD_JWKS_URL, card-forgery joins the battery and card-trust becomes a required check.
+   */
+  cardTrust?: boolean;
+  /** The private JWK the runs sign cards with under cardTrust; made once per exam when not given. */
+  cardKey?: JWK;
+}
+
+/** The opt-in checks this exam grades. */
+export function optInChecks(opts: Pick<ExamOptions, 'cardTrust'>): CheckName[] {
+  return opts.cardTrust ? ['card-trust'] : [];
 }
 
 export interface PlannedRun {
@@ -82,6 +98,7 @@ export async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<Ex
     profile: opts.profile,
     state: 'memory',
     env: {},
+    ...(opts.cardTrust ? { cardSigningKey: opts.cardKey } : {}),
   });
   let buyer;
   try {
@@ -93,6 +110,7 @@ export async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<Ex
         AAP_CHAOS_ADMIN_URL: runtime.adminUrl,
         AAP_CHAOS_SEED: String(seed),
         ...dealerEnv(runtime.dealerUrls),
+        ...(opts.cardTrust ? { AAP_CARD_JWKS_URL: runtime.url + CARD_JWKS_PATH } : {}),
       },
       opts.timeoutMs,
     );
@@ -103,7 +121,7 @@ export async function runOne(planned: PlannedRun, opts: ExamOptions): Promise<Ex
   // The buyer's own run time is what slow-dealer holds to its budget (the journal sees only requests).
   const thresholds = { ...(runtime.engine?.reportThresholds as Partial<Thresholds> | undefined), ...opts.thresholds };
   const report = buildReport(runtime.journal.all(), { thresholds, buyerRunMs: buyer.durationMs });
-  return gradeRun(battery.name, seed, trial, buyer, report, runtime.journal.all(), opts.requireExit0);
+  return gradeRun(battery.name, seed, trial, buyer, report, runtime.journal.all(), opts.requireExit0, optInChecks(opts));
 }
 
 export interface ExamResult {
@@ -112,7 +130,8 @@ export interface ExamResult {
 }
 
 /** Runs the exam over `loaded` (the battery with its untidy twins), else over the battery the options name. */
-export async function runExam(opts: ExamOptions, loaded?: BatteryScenario[]): Promise<ExamResult> {
+export async function runExam(given: ExamOptions, loaded?: BatteryScenario[]): Promise<ExamResult> {
+  const opts = given.cardTrust && given.cardKey === undefined ? { ...given, cardKey: await newExamCardKey() } : given;
   const battery = loaded ?? withUntidyTwins(await loadBattery(await scenarioRefs(opts)));
   const planned = planRuns(battery, opts);
   const runs: ExamRun[] = [];
@@ -135,5 +154,8 @@ export async function runExam(opts: ExamOptions, loaded?: BatteryScenario[]): Pr
   await Promise.all(Array.from({ length: Math.min(opts.parallel, planned.length) }, worker));
   if (startFailure) throw startFailure;
   gradeUntidyTwins(battery, runs);
-  return { scorecard: buildScorecard(battery, runs, { requireExit0: opts.requireExit0, allowIncomplete: opts.allowIncomplete }), battery };
+  return {
+    scorecard: buildScorecard(battery, runs, { requireExit0: opts.requireExit0, allowIncomplete: opts.allowIncomplete, optIn: optInChecks(opts) }),
+    battery,
+  };
 }

@@ -78,10 +78,13 @@ export interface Scorecard {
   baseline?: BaselineOutcome;
 }
 
-/** The report's checks; those across dealers only when a report graded them (a several-dealer exam). */
-function gradedNames(reports: Report[]): CheckName[] {
+/**
+ * The report's checks; those across dealers only when a report graded them (a several-dealer
+ * exam), and opt-in ones only when the exam asks for them.
+ */
+function gradedNames(reports: Report[], optIn: readonly CheckName[]): CheckName[] {
   const dealers = reports.some((r) => r.checks.some((c) => CHECKS[c.check].acrossDealers));
-  return CHECK_NAMES.filter((name) => dealers || !CHECKS[name].acrossDealers);
+  return CHECK_NAMES.filter((name) => (dealers || !CHECKS[name].acrossDealers) && (!CHECKS[name].optIn || optIn.includes(name)));
 }
 
 /** Verdicts merged: a FAIL anywhere fails; a PASS shows the check was exercised; NOT EXERCISED says the buyer could have been. */
@@ -109,10 +112,11 @@ export function gradeRun(
   report: Report,
   journal: JournalEntry[],
   requireExit0: boolean,
+  optIn: readonly CheckName[] = [],
 ): ExamRun {
   const verdicts = {} as Record<ExamCheck, Verdict>;
   const evidence: ExamRun['evidence'] = {};
-  for (const check of gradedNames([report])) {
+  for (const check of gradedNames([report], optIn)) {
     const results = report.checks.filter((c) => c.check === check);
     verdicts[check] = merge(results.map((c) => c.verdict));
     const failed = results.filter((c) => c.verdict === 'FAIL').flatMap((c) => c.evidence);
@@ -126,9 +130,15 @@ export function gradeRun(
 export function buildScorecard(
   battery: { name: string; ref: string }[],
   runs: ExamRun[],
-  opts: { requireExit0: boolean; allowIncomplete?: boolean },
+  opts: { requireExit0: boolean; allowIncomplete?: boolean; optIn?: readonly CheckName[] },
 ): Scorecard {
-  const checks: ExamCheck[] = [...gradedNames(runs.map((r) => r.report)), ...(opts.requireExit0 ? [EXIT_CHECK as ExamCheck] : [])];
+  const checks: ExamCheck[] = [
+    ...gradedNames(
+      runs.map((r) => r.report),
+      opts.optIn ?? [],
+    ),
+    ...(opts.requireExit0 ? [EXIT_CHECK as ExamCheck] : []),
+  ];
   const summary = { pass: 0, fail: 0, flaky: 0, not_exercised: 0, not_applicable: 0 };
   const scenarios = battery.map(({ name, ref }): ScenarioCard => {
     const own = runs.filter((r) => r.scenario === name).sort((a, b) => a.trial - b.trial);

@@ -26,6 +26,8 @@ export async function startFleetCommand(
     // Processes must not append to one file: each worker keeps its own, merged by `aap-chaos report`.
     if (opts.journalFile !== undefined) opts.journalFile = workerJournalFile(opts.journalFile, workerIndex() ?? 1);
     if (opts.record !== undefined) opts.record = workerJournalFile(opts.record, workerIndex() ?? 1);
+    // The audit log too: one hash chain per worker, each in its own file with its own head.
+    if (opts.auditFile !== undefined) opts.auditFile = workerJournalFile(opts.auditFile, workerIndex() ?? 1);
     // N workers would print the same start-up lines N times.
     if ((workerIndex() ?? 1) > 1) opts.log = () => {};
     return 'replica';

@@ -1,6 +1,6 @@
 /**
  * Host names as listeners see them: the name part of a `Host` header, and which names only this
- * machine can reach. Shared by the proxy's Host check and the admin API's.
+ * machine can reach. Shared by the proxy's Host check, the admin API's and `check --card-key`.
  */
 import { isIP } from 'node:net';
 

@@ -10,6 +10,7 @@ import { summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
 import { newUlid } from '../protocol/ids.js';
 import { realValidationProblems } from '../protocol/validation-details.js';
 import type { Profile } from '../protocol/codes.js';
+import type { CardSignatureState } from '../protocol/card-signature.js';
 import { requiredExtensionUri, type ReplyBodyKind } from '../protocol/reply-kind.js';
 import { decideOutcome, type LostReply } from './outcome.js';
 import { knownValuesOf, redactContactsIn } from '../protocol/secret-text.js';
@@ -162,6 +163,8 @@ export interface ReplyObservation {
   errorInStream?: boolean;
   /** lead.submit only: the status of the dealer's response (`duplicate` for a lead it already had). */
   leadStatus?: string;
+  /** An agent card only: what became of its signatures. */
+  cardSignatures?: CardSignatureState;
 }
 
 /** Where a request stood when it finished: timing, who sent it, and the profile in force. */
@@ -331,6 +334,7 @@ export function buildJournalEntry(request: ClassifiedRequest, decision: DecidedF
     if (reply.errorInStream) entry.error_in_stream = true;
   }
   if (reply.leadStatus !== undefined) entry.lead_status = reply.leadStatus;
+  if (reply.cardSignatures !== undefined) entry.card_signatures = reply.cardSignatures;
   if (reply.upstreamStatus !== undefined) entry.upstream_status = reply.upstreamStatus;
   if (reply.upstreamMs !== undefined) entry.upstream_ms = hundredths(reply.upstreamMs);
   if (reply.notes.length) entry.notes = reply.notes;

@@ -6,6 +6,7 @@
 import type { Profile } from '../protocol/codes.js';
 import type { JsonRpcId } from '../protocol/envelopes.js';
 import type { Violation } from '../protocol/conformance/rules.js';
+import type { CardSignatureState } from '../protocol/card-signature.js';
 import type { ReplyOutcome, UnknownCause } from './outcome.js';
 
 export type ReplySource =
@@ -105,6 +106,13 @@ export interface JournalEntry {
    * envelope the buyer got. Bounded: past 4 KiB only `code` and a shortened `message` are kept.
    */
   reply_error?: ReplyErrorRecord;
+  /**
+   * An agent-card fetch only: what became of the card's signatures. `kept` (the dealer's still
+   * cover the card served), `removed` (the proxy's changes broke them; no key to sign again),
+   * `signed` (signed with --card-signing-key), or the signature fault that acted (`tamper`,
+   * `strip`, `unknown-key`, `wrong-alg`). Absent when the card served carries no signature.
+   */
+  card_signatures?: CardSignatureState;
   /** With --check-dealer: the rules the dealer's reply broke ([] when it was checked and kept them all). */
   conformance?: Violation[];
 }

@@ -1,13 +1,14 @@
 /**
  * The journal: every finished request as one JSON line. A bounded in-memory ring serves the admin
  * API and the library; an optional JSONL file keeps the full history. The request path only pushes
- * a string into a buffer — the file is written later, in batches, through one write stream, so a
- * slow disk never delays a buyer.
+ * a string into a buffer — the file is written later, in batches, one write at a time, so a slow
+ * disk never delays a buyer; rotating the file happens between two batches, in the same queue.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { RotatingFile, type RotationSettings } from '../common/rotating-file.js';
 import type { RequestObserver } from './entry.js';
 import type { JournalEntry } from './entry.js';
 import { journalLine } from './line.js';
+import type { ReplyOutcome } from './outcome.js';
 import { LineRing } from './line-ring.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;
@@ -26,6 +27,10 @@ export interface JournalOptions {
   maxPendingBytes?: number;
   /** Called once per line that could not be written to the file. */
   onDrop?: (count: number) => void;
+  /** Size rotation of the file (--journal-max-bytes, --journal-keep, --journal-compress). */
+  rotation?: RotationSettings;
+  /** Called each time the file rotates. */
+  onRotate?: () => void;
 }
 
 export interface JournalQuery {
@@ -33,8 +38,36 @@ export interface JournalQuery {
   since?: string;
   /** At most this many, the oldest first. */
   limit?: number;
+  /** At most this many, the newest (still listed oldest first); with `limit`, the newest of those. */
+  last?: number;
   /** Only entries of this session (`default`: those that named none). */
   session?: string;
+  /** Only entries whose fields hold these values (a rule: one that fired). */
+  match?: JournalMatch;
+}
+
+/** What a reader may look for in journal lines; every field given must hold. */
+export interface JournalMatch {
+  skill?: string;
+  outcome?: ReplyOutcome;
+  client?: string;
+  /** A rule that fired on the request. */
+  rule?: string;
+}
+
+/** The first `limit`, then the last `last` of those. */
+function takeSome<T>(items: T[], { limit, last }: JournalQuery): T[] {
+  const first = limit === undefined ? items : items.slice(0, limit);
+  return last === undefined ? first : first.slice(Math.max(0, first.length - last));
+}
+
+function matches(entry: JournalEntry, match: JournalMatch): boolean {
+  return (
+    (match.skill === undefined || entry.skill === match.skill) &&
+    (match.outcome === undefined || entry.outcome === match.outcome) &&
+    (match.client === undefined || entry.client === match.client) &&
+    (match.rule === undefined || entry.fired.includes(match.rule))
+  );
 }
 
 export class Journal implements RequestObserver {
@@ -53,10 +86,11 @@ export class Journal implements RequestObserver {
     this.ring = new LineRing(this.ringSize, this.ringBytes);
     this.file = opts.file;
     if (opts.file) {
-      this.writer = new BatchWriter(opts.file, opts.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES, (n) => {
+      const onDrop = (n: number) => {
         this.dropped += n;
         opts.onDrop?.(n);
-      });
+      };
+      this.writer = new BatchWriter(opts.file, opts.rotation ?? {}, opts.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES, onDrop, opts.onRotate ?? (() => {}));
     }
   }
 
@@ -100,8 +134,11 @@ export class Journal implements RequestObserver {
       const found = at.findIndex((i) => ring.idOf(i) === since);
       at = found >= 0 ? at.slice(found + 1) : at.filter((i) => ring.idOf(i) > since);
     }
-    if (query.limit !== undefined) at = at.slice(0, query.limit);
-    return at.map((i) => ring.line(i));
+    const { match } = query;
+    // Only a query that looks inside the lines pays for reading every one of them.
+    if (match === undefined || Object.values(match).every((v) => v === undefined)) return takeSome(at, query).map((i) => ring.line(i));
+    const lines = at.map((i) => ring.line(i)).filter((line) => matches(JSON.parse(line) as JournalEntry, match));
+    return takeSome(lines, query);
   }
 
   /** Entries of one session (`default`: those that named none), in finishing order. */
@@ -119,42 +156,54 @@ export class Journal implements RequestObserver {
     return this.writer?.flush() ?? Promise.resolve();
   }
 
+  /** Writes what is pending, then closes the file and opens its path again (SIGHUP after logrotate). */
+  reopen(): Promise<void> {
+    return this.writer?.reopen() ?? Promise.resolve();
+  }
+
+  /** Times the file rotated by size since the start. */
+  get rotations(): number {
+    return this.writer?.rotations ?? 0;
+  }
+
   /** Flushes and closes the file. */
   async close(): Promise<void> {
     await this.writer?.close();
   }
 }
 
-/** Appends lines to one file in batches; never blocks the caller of `append`. */
+/**
+ * Appends lines to one file in batches; never blocks the caller of `append`. One batch is written
+ * at a time: lines that arrive meanwhile wait in memory (bounded) and go out together next. The
+ * file rotates between batches, so a line is never split, and a batch is cut where the next line
+ * would take the file past its size limit.
+ */
 class BatchWriter {
-  private stream: WriteStream | undefined;
+  private readonly out: RotatingFile;
   private pending: string[] = [];
   private pendingBytes = 0;
   private scheduled = false;
-  private waitingForDrain = false;
-  /** Settles when the last batch handed to the stream is written. */
-  private lastWrite: Promise<void> = Promise.resolve();
+  /** The pump writing batches, while it runs. */
+  private pumping: Promise<void> | undefined;
+  private reopenAsked = false;
   private failed: Error | undefined;
 
   constructor(
-    private readonly file: string,
+    file: string,
+    rotation: RotationSettings,
     private readonly maxPendingBytes: number,
     private readonly onDrop: (count: number) => void,
-  ) {}
+    private readonly onRotate: () => void,
+  ) {
+    this.out = new RotatingFile(file, '--journal', rotation, (m) => process.emitWarning(`aap-chaos: ${m}`));
+  }
+
+  get rotations(): number {
+    return this.out.rotations;
+  }
 
   open(): Promise<void> {
-    const stream = createWriteStream(this.file, { flags: 'a' });
-    this.stream = stream;
-    return new Promise((resolve, reject) => {
-      stream.once('open', () => {
-        stream.off('error', reject);
-        stream.on('error', (err) => this.fail(err));
-        resolve();
-      });
-      stream.once('error', (err: NodeJS.ErrnoException) => {
-        reject(new Error(`cannot write the journal file ${this.file}: ${err.code ?? err.message}`));
-      });
-    });
+    return this.out.open();
   }
 
   append(line: string): void {
@@ -164,55 +213,84 @@ class BatchWriter {
     }
     this.pending.push(line);
     this.pendingBytes += line.length;
-    if (!this.scheduled && !this.waitingForDrain) {
-      this.scheduled = true;
-      // One batch per turn of the event loop: the request path only pays for an array push.
-      setImmediate(() => {
-        this.scheduled = false;
-        this.writeBatch();
-      });
+    this.schedule();
+  }
+
+  /** Writes what is pending on a later turn: the request path only pays for an array push. */
+  private schedule(): void {
+    if (this.scheduled || this.pumping) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.pump();
+    });
+  }
+
+  private pump(): Promise<void> {
+    this.pumping ??= this.writeAll().finally(() => {
+      this.pumping = undefined;
+      if (this.pending.length > 0 && !this.failed) this.schedule();
+    });
+    return this.pumping;
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.reopenAsked || (this.pending.length > 0 && !this.failed)) {
+      try {
+        if (this.reopenAsked) await this.reopenNow();
+        else await this.writeBatch();
+      } catch (err) {
+        this.fail(err as Error);
+      }
     }
   }
 
-  private writeBatch(): void {
-    const stream = this.stream;
-    if (!stream || this.pending.length === 0 || this.failed) return;
-    const chunk = this.pending.join('');
-    this.pending = [];
-    this.pendingBytes = 0;
-    let done!: () => void;
-    const written = new Promise<void>((resolve) => (done = resolve));
-    const previous = this.lastWrite;
-    this.lastWrite = previous.then(() => written);
-    const roomLeft = stream.write(chunk, () => done());
-    if (!roomLeft) {
-      // Keep collecting lines in memory until the disk catches up, then write them as one batch.
-      this.waitingForDrain = true;
-      stream.once('drain', () => {
-        this.waitingForDrain = false;
-        this.writeBatch();
-      });
-    }
+  private async reopenNow(): Promise<void> {
+    this.reopenAsked = false;
+    await this.out.reopen();
+    // A file that failed (a full disk, a removed directory) gets a fresh start from a reopen.
+    this.failed = undefined;
   }
 
+  private async writeBatch(): Promise<void> {
+    if (this.out.wouldPass(Buffer.byteLength(this.pending[0]!))) {
+      await this.out.rotate();
+      this.onRotate();
+    }
+    let count = 0;
+    let bytes = 0;
+    for (const line of this.pending) {
+      const size = Buffer.byteLength(line);
+      if (count > 0 && !this.out.fits(bytes + size)) break;
+      bytes += size;
+      count++;
+    }
+    const lines = this.pending.splice(0, count);
+    for (const line of lines) this.pendingBytes -= line.length;
+    await this.out.write(lines.join(''));
+  }
+
+  /** Resolves once every line appended so far is written (or dropped). */
   async flush(): Promise<void> {
-    // Hand everything over now, even while the stream is draining: it queues internally.
-    this.writeBatch();
-    await this.lastWrite;
+    while (this.pumping || this.reopenAsked || (this.pending.length > 0 && !this.failed)) await this.pump();
+  }
+
+  /** Closes the file and opens its path again (SIGHUP, after logrotate moved it). */
+  async reopen(): Promise<void> {
+    this.reopenAsked = true;
+    await this.flush();
   }
 
   async close(): Promise<void> {
     await this.flush();
-    const stream = this.stream;
-    if (!stream || stream.destroyed) return;
-    await new Promise<void>((resolve) => stream.end(resolve));
+    await this.out.close();
   }
 
   private fail(err: Error): void {
     if (this.failed) return;
     this.failed = err;
     process.emitWarning(
-      `aap-chaos: journal file ${this.file} can no longer be written (${(err as NodeJS.ErrnoException).code ?? err.message}); further lines are dropped`,
+      `aap-chaos: journal file ${this.out.file} can no longer be written (${(err as NodeJS.ErrnoException).code ?? err.message}); further lines are dropped until SIGHUP reopens it`,
     );
     if (this.pending.length) this.onDrop(this.pending.length);
     this.pending = [];

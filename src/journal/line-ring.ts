@@ -12,6 +12,7 @@
  * is reused for the next lines as a whole. The text is the one a sink writes anyway (the journal
  * file and /events share it, src/journal/line.ts); readers, rare next to writers, decode and parse.
  */
+import { boundReached } from '../common/bound-counts.js';
 import { DEFAULT_SESSION } from './entry.js';
 
 /** Bytes of one chunk; a longer line gets a chunk of its own. */
@@ -71,7 +72,10 @@ export class LineRing {
     this.sizes.push(size);
     this.sessions.push(session);
     this.bytes += size;
-    while (this.size > this.maxLines || (this.bytes > this.maxBytes && this.size > 1)) this.forgetOldest();
+    while (this.size > this.maxLines || (this.bytes > this.maxBytes && this.size > 1)) {
+      this.forgetOldest();
+      boundReached('journal_ring');
+    }
     // Forgotten lines are dropped from the arrays now and then, not on every request.
     if (this.head > 1024 && this.head * 2 > this.chunkOf.length) this.keep(() => true);
   }

@@ -107,7 +107,7 @@ const MAX_JOURNAL_BYTES = 1024 * 1024 * 1024;
 /** Every entry of a JSONL journal, in file order; blank lines are skipped. */
 export async function readJournal(file: string): Promise<JournalEntry[]> {
   const read = readRegularFile(file, { maxBytes: MAX_JOURNAL_BYTES, what: 'a journal' });
-  if (!read.ok) throw new JournalReadError(file, undefined, `cannot read the journal: ${read.problem}`);
+  if (!read.ok) throw new JournalReadError(file, undefined, `cannot read the journal: ${read.message}`);
   const text = read.bytes.toString('utf8');
   const entries: JournalEntry[] = [];
   text.split(/\r?\n/).forEach((line, index) => {

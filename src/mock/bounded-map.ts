@@ -2,6 +2,8 @@
  * A Map that forgets its least recently used entries past a fixed size, so a long-running mock
  * (or a load test against it) cannot grow lead and booking state without limit.
  */
+import { boundReached } from '../common/bound-counts.js';
+
 export class BoundedMap<K, V> {
   private readonly entries = new Map<K, V>();
 
@@ -23,6 +25,7 @@ export class BoundedMap<K, V> {
     while (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next().value as K;
       this.entries.delete(oldest);
+      boundReached('mock_store');
     }
   }
 

@@ -12,6 +12,8 @@ import { loadInventoryFile } from './inventory-file.js';
 import { LeadStore } from './lead-store.js';
 import { handleRpc, type RpcSettings } from './rpc-dispatch.js';
 import { TaskStore } from './task-store.js';
+import { signCard, type CardSigningKey } from '../protocol/card-signature.js';
+import { answeredCardJwks } from '../http/card-jwks.js';
 
 export interface MockDealerOptions {
   /** Envelope profile and header policy; default '1.3'. */
@@ -30,6 +32,8 @@ export interface MockDealerOptions {
   now?: () => Date;
   /** The name the card gives the dealer (default the inventory's dealer name); one per mock when several run. */
   name?: string;
+  /** Signs the agent card (A2A v1.0 card signatures); its public half is served at /.well-known/aap-chaos/jwks.json. */
+  cardSigningKey?: CardSigningKey;
 }
 
 export interface MockDealer {
@@ -37,6 +41,8 @@ export interface MockDealer {
   readonly extensionUri: string;
   readonly streaming: boolean;
   readonly inventory: Inventory;
+  /** The key the card is signed with, if any. */
+  readonly cardSigningKey: CardSigningKey | undefined;
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
@@ -59,9 +65,11 @@ export function createMockDealer(opts: MockDealerOptions = {}): MockDealer {
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
+    if (answeredCardJwks(req, res, opts.cardSigningKey)) return;
     if (path === AGENT_CARD_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
       const host = req.headers.host ?? `127.0.0.1:${req.socket.localPort ?? 80}`;
-      return sendCard(req, res, buildAgentCard({ profile, extensionUri, streaming, dealer: cardDealer, host }));
+      const card = buildAgentCard({ profile, extensionUri, streaming, dealer: cardDealer, host });
+      return sendCard(req, res, opts.cardSigningKey ? await signCard(card, opts.cardSigningKey) : card);
     }
     // Stock A2A servers route the interface URL with or without a trailing slash.
     if (path === RPC_PATH || path === `${RPC_PATH}/`) {
@@ -76,6 +84,7 @@ export function createMockDealer(opts: MockDealerOptions = {}): MockDealer {
     extensionUri,
     streaming,
     inventory,
+    cardSigningKey: opts.cardSigningKey,
     handle(req, res) {
       route(req, res).catch(() => {
         // A bug must never take the dealer down or leak a stack: answer INTERNAL_ERROR if still possible.

@@ -172,6 +172,6 @@ const MAX_INVENTORY_BYTES = 64 * 1024 * 1024;
 
 export function loadInventoryFile(file: string): Inventory {
   const read = readRegularFile(file, { maxBytes: MAX_INVENTORY_BYTES, what: 'an inventory' });
-  if (!read.ok) throw new Error(`--inventory: ${file}: ${read.problem}`);
+  if (!read.ok) throw new Error(`--inventory: ${file}: ${read.message}`);
   return parseInventory(file, read.bytes.toString('utf8'));
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createMockDealer, type MockDealer, type MockDealerOptions } from './dealer.js';
 import { HostCheck, refuseHost } from '../http/host-check.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from '../http/listener-limits.js';
+import { loadCardSigningKey } from '../common/card-key-file.js';
 
 export interface RunningMockDealer {
   /** Base URL, e.g. http://127.0.0.1:41234 (the card is under it, JSON-RPC at /a2a). */
@@ -55,10 +56,15 @@ export async function serveDealer(
   };
 }
 
+/**
+ * Starts a mock dealer once it listens. `signCard` names a key file to sign the card with (the
+ * `mock --sign-card` flag); a caller that loaded the key already passes `cardSigningKey`.
+ */
 export async function startMockDealer(
-  opts: MockDealerOptions & { port?: number; host?: string; timeouts?: ListenerTimeouts } = {},
+  opts: MockDealerOptions & { port?: number; host?: string; timeouts?: ListenerTimeouts; signCard?: string } = {},
 ): Promise<RunningMockDealer> {
-  const dealer = createMockDealer(opts);
+  const cardSigningKey = opts.cardSigningKey ?? (opts.signCard !== undefined ? await loadCardSigningKey(opts.signCard, '--sign-card') : undefined);
+  const dealer = createMockDealer({ ...opts, cardSigningKey });
   const server = await serveDealer((req, res) => dealer.handle(req, res), opts);
   return { ...server, dealer };
 }

@@ -12,6 +12,7 @@
  * The checks do not care who produced an error: a dealer's own RATE_LIMITED or INTERNAL_ERROR,
  * journaled from its reply, is graded exactly as an injected one.
  */
+import { boundReached } from '../common/bound-counts.js';
 import {
   CHECKS,
   CHECK_NAMES,
@@ -153,6 +154,7 @@ export class LiveGrader implements RequestObserver {
         this.clients.delete(oldest);
         this.dirty.delete(oldest);
         this.unsettled.delete(oldest);
+        boundReached('observe_clients');
       }
     }
     this.clients.set(client, state);

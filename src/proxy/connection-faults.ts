@@ -43,7 +43,29 @@ export async function resetConnection(res: ServerResponse): Promise<void> {
  * arriving would otherwise keep a half-closed socket open.
  */
 export async function endConnection(res: ServerResponse): Promise<void> {
+  await handedToSocket(res);
   // A finished reply has already handed its socket back; nothing can be queued behind an unread body.
   const socket = res.writableFinished ? (res.req?.socket as Socket | undefined) : await whenFirstInLine(res);
   socket?.end(() => socket.destroy());
+}
+
+const NOTHING = Buffer.alloc(0);
+
+/**
+ * Resolves once every byte written to `res` so far is in its socket's hands (or `res` is gone).
+ * Node 24 keeps a reply's writes in the response, corked, until the next tick: ending the socket
+ * before then loses them (Node 20 and 22 hand them to the socket at once).
+ */
+function handedToSocket(res: ServerResponse): Promise<void> {
+  if (res.destroyed || res.writableFinished) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('close', done).off('finish', done);
+      resolve();
+    };
+    res.once('close', done);
+    // An ended reply is handed over when it finishes; one still open, once an empty write has gone after its bytes.
+    if (res.writableEnded) res.once('finish', done);
+    else res.write(NOTHING, done);
+  });
 }

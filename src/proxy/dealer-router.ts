@@ -19,6 +19,7 @@ import { answerClientError, listenerOptions } from '../http/listener-limits.js';
 import { PROXY_SOURCE, SOURCE_HEADER } from './marker-headers.js';
 import { ChaosProxy, type ProxyOptions } from './server.js';
 import { drainAndClose, listenOn, trackSockets, urlOf } from './listener.js';
+import { answeredCardJwks } from '../http/card-jwks.js';
 import { createListener } from './tls.js';
 import { HostCheck, refuseHost } from '../http/host-check.js';
 
@@ -88,6 +89,8 @@ export class DealerRouter {
     if (refused !== undefined) return refuseHost(res, refused, PROXY_SOURCE);
     const m = PREFIXED.exec(req.url ?? '/');
     const proxy = m ? this.dealers.get(m[1]!) : undefined;
+    // Every dealer's cards are signed with the one key: its JWKS is at the listener's root too.
+    if (!m && answeredCardJwks(req, res, this.first.cardSigningKey)) return;
     if (!m || !proxy) {
       // Like a reverse proxy with no route: a plain 404 that says where the dealers are.
       const bytes = Buffer.from(JSON.stringify({ error: 'no dealer at this path; each dealer is under /d/NAME/', dealers: this.dealerUrls() }));

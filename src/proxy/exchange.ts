@@ -13,6 +13,7 @@ import { stringifyJsonRpc } from '../protocol/rpc-id.js';
 import { CONDITIONAL_REQUEST_HEADERS } from '../protocol/agent-card.js';
 import type { TerminalAction } from '../effects/effect.js';
 import type { CardHistory } from '../effects/card.js';
+import type { CardSigningKey } from '../protocol/card-signature.js';
 import type { ReplyPlan, StepContext } from '../effects/reply-plan.js';
 import { PASS_THROUGH, type Decider, type Decision } from '../engine/decision.js';
 import type { RequestObserver } from '../journal/entry.js';
@@ -38,6 +39,10 @@ export interface ProxyContext {
   readonly rawForwarder: RawForwarder | undefined;
   readonly profile: ProfileTracker;
   readonly cardHistory: CardHistory;
+  /** Signs every card served (--card-signing-key). */
+  readonly cardSigningKey: CardSigningKey | undefined;
+  /** Told when a dealer's card signatures were removed (the proxy says so once). */
+  cardSignaturesRemoved(): void;
   /** Read once per request: a swap mid-request does not change the engine it started with. */
   readonly decider: Decider | undefined;
   readonly dryRun: boolean;

@@ -14,7 +14,9 @@ import { rpcIdFromText, stringifyJsonRpc, topLevelIdText, withExactId } from '..
 import { cacheAsHostDependent, isAgentCardPath, rewriteAgentCard, servedCard } from '../protocol/agent-card.js';
 import { leadSubmitStatus, readRpcReply, readRpcReplyBytes } from '../protocol/reply-kind.js';
 import type { TerminalAction } from '../effects/effect.js';
-import { cardReplacement, faultCard } from '../effects/card.js';
+import { baseCard, cardReplacement, patchCard } from '../effects/card.js';
+import { forgeCardSignature } from '../effects/card-signature.js';
+import { settleCardSignatures, signaturesOf } from '../protocol/card-signature.js';
 import { leavesBytesAlone } from '../effects/reply-plan.js';
 import { PASS_THROUGH } from '../engine/decision.js';
 import { buildJournalEntry } from '../journal/build-entry.js';
@@ -125,20 +127,7 @@ async function forward(x: Exchange): Promise<void> {
     let bytes: Buffer = raw;
     try {
       let json = JSON.parse(raw.toString('utf8')) as unknown;
-      if (isCard && json && typeof json === 'object' && !Array.isArray(json)) {
-        proxy.profile.observeCard(json);
-        proxy.cardHistory.record(json);
-        if (plan.card) json = faultCard(json, plan.card, proxy.cardHistory, outcome.notes);
-        // After a card fault too: a changed card must not send buyers around the proxy.
-        if (proxy.settings.rewriteCard && json && typeof json === 'object' && !Array.isArray(json)) {
-          json = rewriteAgentCard(
-            json as Record<string, unknown>,
-            `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${proxy.settings.basePrefix}`,
-            proxy.forwarder.basePath,
-          );
-          cacheAsHostDependent(headers);
-        }
-      }
+      if (isCard && isCardObject(json)) json = await cardToServe(x, json, headers);
       json = withExactId(runJsonSteps(json, plan.json, x.stepContext(), outcome.notes), raw);
       noteError(outcome, json);
       if (request.skill === 'lead.submit') outcome.leadStatus = leadSubmitStatus(json);
@@ -175,6 +164,39 @@ async function forward(x: Exchange): Promise<void> {
   watch?.finish(outcome);
   // A reply cut short (the dealer or the buyer went away) is not what the dealer answers.
   if (!outcome.lost) tap?.end();
+}
+
+const isCardObject = (json: unknown): json is Record<string, unknown> => !!json && typeof json === 'object' && !Array.isArray(json);
+
+/**
+ * The card the buyer gets: the dealer's (or a stale one), patched, its interface URLs pointed at
+ * the proxy, the signatures those changes broke removed (or the card signed again with the
+ * proxy's key), then a signature fault when the plan has one.
+ */
+async function cardToServe(x: Exchange, dealerCard: Record<string, unknown>, headers: Record<string, string | string[]>): Promise<unknown> {
+  const { proxy, plan, req, outcome } = x;
+  proxy.profile.observeCard(dealerCard);
+  proxy.cardHistory.record(dealerCard);
+  // The card whose signatures the served one carries: the dealer's, or the stale copy.
+  const base = plan.card ? baseCard(dealerCard, plan.card, proxy.cardHistory, outcome.notes) : dealerCard;
+  const patched = plan.card ? patchCard(base, plan.card, outcome.notes) : base;
+  if (!isCardObject(patched)) return patched;
+  let card = patched;
+  // After a card fault too: a changed card must not send buyers around the proxy.
+  if (proxy.settings.rewriteCard) {
+    const origin = `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}${proxy.settings.basePrefix}`;
+    card = rewriteAgentCard(card, origin, proxy.forwarder.basePath);
+    cacheAsHostDependent(headers);
+  }
+  const settled = await settleCardSignatures(base, card, proxy.cardSigningKey, outcome.notes);
+  outcome.cardSignatures = settled.outcome;
+  if (settled.outcome === 'removed') proxy.cardSignaturesRemoved();
+  const fault = plan.card?.signature;
+  if (!fault) return settled.card;
+  const forged = await forgeCardSignature(settled.card, fault, { key: proxy.cardSigningKey, originSignatures: signaturesOf(base) }, outcome.notes);
+  if (forged === undefined) return settled.card;
+  outcome.cardSignatures = fault;
+  return forged;
 }
 
 type Answer<T extends TerminalAction['type']> = (x: Exchange, action: Extract<TerminalAction, { type: T }>) => Promise<void>;

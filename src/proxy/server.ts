@@ -26,6 +26,8 @@ import { handleRequest } from './request-path.js';
 import type { Recorder } from '../recording/recorder.js';
 import type { ExchangeTracer } from './trace-hooks.js';
 import { drainAndClose, listenOn, trackSockets, urlOf } from './listener.js';
+import { signaturesOf, type CardSigningKey } from '../protocol/card-signature.js';
+import { answeredCardJwks } from '../http/card-jwks.js';
 
 const IP_SOURCE: ClientKeySource = clientKeySource(undefined);
 
@@ -89,6 +91,10 @@ export interface ProxyOptions {
    * the benchmark compare against.
    */
   fastPath?: boolean;
+  /** Signs every agent card served (--card-signing-key), and is served as the JWKS. */
+  cardSigningKey?: CardSigningKey;
+  /** Where the proxy says what it does on its own once it runs (a dealer's card signatures it removes). */
+  log?: (line: string) => void;
 }
 
 export class ChaosProxy implements ProxyContext {
@@ -107,6 +113,10 @@ export class ChaosProxy implements ProxyContext {
   readonly settings: RequestSettings;
   readonly recorder: Recorder | undefined;
   readonly tracer: ExchangeTracer | undefined;
+  readonly cardSigningKey: CardSigningKey | undefined;
+  /** Set once a card the dealer signed is seen. */
+  private dealerSignsCards = false;
+  private signatureRemovalSaid = false;
   private readonly opts: ProxyOptions;
   /** The client key the options fixed; undefined lets the scenario's rules decide. */
   private readonly fixedClientKey: ClientKeySource | undefined;
@@ -143,11 +153,16 @@ export class ChaosProxy implements ProxyContext {
         : undefined;
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
     this.recorder = opts.recorder;
-    if (this.recorder) this.profile.onCard = (card) => this.recorder!.card(card);
+    this.cardSigningKey = opts.cardSigningKey;
+    this.profile.onCard = (card) => {
+      this.recorder?.card(card);
+      if (signaturesOf(card).length > 0) this.dealerSignsCards = true;
+    };
     this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;
     this.server = createListener(opts.serverTls, { keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
       const refused = this.hostCheck?.refusal(req.headers.host);
       if (refused !== undefined) return refuseHost(res, refused, PROXY_SOURCE);
+      if (answeredCardJwks(req, res, this.cardSigningKey)) return;
       handleRequest(this, req, res).catch((err) => this.failSafe(res, err));
     });
     this.sockets = trackSockets(this.server);
@@ -173,6 +188,22 @@ export class ChaosProxy implements ProxyContext {
     await drainAndClose(this.server, this.sockets, drainMs);
     await this.forwarder.destroy();
     await this.rawForwarder?.destroy();
+  }
+
+  /**
+   * Said once per proxy, at start or when the first signed card passes: the dealer signs its card,
+   * and the signatures the URL rewrite breaks are removed rather than served broken.
+   */
+  signatureRemovalNotice(): string | undefined {
+    if (this.signatureRemovalSaid || !this.dealerSignsCards || this.cardSigningKey || !this.settings.rewriteCard) return undefined;
+    this.signatureRemovalSaid = true;
+    const dealer = this.settings.dealer === undefined ? 'the dealer' : `dealer ${this.settings.dealer}`;
+    return `${dealer} signs its agent card: signatures that no longer hold once the card points at the proxy are removed (--card-signing-key signs the card served; --no-rewrite-card keeps the dealer's)`;
+  }
+
+  cardSignaturesRemoved(): void {
+    const line = this.signatureRemovalNotice();
+    if (line !== undefined) this.opts.log?.(line);
   }
 
   replyDone(): void {

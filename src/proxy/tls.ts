@@ -36,7 +36,7 @@ export const MAX_PEM_BYTES = 1024 * 1024;
 function readPem(file: string, flag: string, marker: RegExp, what: string): Buffer {
   // A regular file only, bounded: a FIFO at the key path once froze the process on a --watch reload.
   const read = readRegularFile(file, { maxBytes: MAX_PEM_BYTES, what: 'a PEM file' });
-  if (!read.ok) throw new TlsFileError(`${flag}: ${file}: ${read.problem}`);
+  if (!read.ok) throw new TlsFileError(`${flag}: ${file}: ${read.message}`);
   if (!marker.test(read.bytes.toString('latin1'))) throw new TlsFileError(`${flag}: ${file} holds no PEM ${what}`);
   return read.bytes;
 }

@@ -110,7 +110,7 @@ function lineProblem(value: unknown): string | undefined {
 
 export async function readRecording(file: string, limits: RecordingLimits = DEFAULT_RECORDING_LIMITS): Promise<Recording> {
   const read = readRegularFile(file, { maxBytes: limits.maxFileBytes, what: 'a recording' });
-  if (!read.ok) throw new RecordingReadError(file, [`${file}: ${read.problem}`]);
+  if (!read.ok) throw new RecordingReadError(file, [`${file}: ${read.message}`]);
   return parseRecording(file, read.bytes.toString('utf8'), limits);
 }
 

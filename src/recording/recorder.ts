@@ -6,7 +6,8 @@
  * Bounded by `maxBytes` for the whole file: the first line that would pass it stops the
  * recording with one message, and nothing after it is written (never half a line).
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { boundReached } from '../common/bound-counts.js';
+import { openLogFileSync } from '../common/log-file.js';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import { scrubParams, scrubReply, scrubSkillData, scrubText, withoutSecrets } from '../protocol/personal-data.js';
@@ -62,22 +63,16 @@ export class Recorder {
     this.secretHeaders = new Set((opts.secretHeaders ?? []).map((h) => h.toLowerCase()));
   }
 
-  /** Opens (or creates) the file for appending and writes the session line; throws RecordingOpenError. */
+  /** Opens (or creates, 0600) the file for appending and writes the session line; throws RecordingOpenError. */
   static open(opts: RecorderOptions): Recorder {
-    let fd: number;
+    let opened: { fd: number; size: number };
     try {
-      fd = openSync(opts.file, 'a');
+      opened = openLogFileSync(opts.file, '--record');
     } catch (err) {
-      throw new RecordingOpenError(`cannot open ${opts.file} for appending (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      // The message names the flag already; RecordingOpenError's users add it themselves.
+      throw new RecordingOpenError((err as Error).message.replace(/^--record: /, ''));
     }
-    let size: number;
-    try {
-      size = fstatSync(fd).size;
-    } catch (err) {
-      closeSync(fd);
-      throw new RecordingOpenError(`cannot read ${opts.file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-    }
-    const recorder = new Recorder(fd, size, opts);
+    const recorder = new Recorder(opened.fd, opened.size, opts);
     recorder.append({ type: 'recording', format: RECORDING_FORMAT, started_at: new Date().toISOString(), target: new URL(opts.target).origin });
     return recorder;
   }
@@ -103,7 +98,11 @@ export class Recorder {
    * record (not JSON-RPC, or the recording is full). `startedAt` is the request's performance.now().
    */
   tap(request: ClassifiedRequest, status: number, headers: Record<string, string | string[]>, startedAt: number): ReplyTap | undefined {
-    if (this.stopped || request.kind !== 'jsonrpc') return undefined;
+    if (request.kind !== 'jsonrpc') return undefined;
+    if (this.stopped) {
+      boundReached('recording');
+      return undefined;
+    }
     const contentType = String(headers['content-type'] ?? '');
     // A copy: the proxy goes on changing its own headers object for the buyer's reply.
     return new ReplyTap(this, request, status, { ...headers }, startedAt, contentType.startsWith('text/event-stream'), this.maxBytes - this.written);

@@ -1,5 +1,5 @@
 /** The drift report as text for a terminal and as JUnit XML (one test case per exchange). */
-import { attributes, xmlEscape } from '../report/junit.js';
+import { junitXml, type JUnitCase } from '../report/junit.js';
 import type { DriftResult, ExchangeDrift } from './drift.js';
 
 /** A value in one line: JSON, cut when long. */
@@ -34,21 +34,13 @@ export function formatDrift(result: DriftResult): string {
   return lines.join('\n');
 }
 
+/** One test case per exchange, in one suite, written by the project's one JUnit writer. */
 export function driftToJUnit(result: DriftResult): string {
-  const failures = result.exchanges.filter((x) => x.verdict !== 'same').length;
-  const cases = result.exchanges.map((x) => {
-    const open = `    <testcase${attributes({ classname: 'aap-chaos.replay-diff', name: title(x) })}`;
-    if (x.verdict === 'same') return `${open}/>`;
+  const cases = result.exchanges.map((x): JUnitCase => {
+    const base = { classname: 'aap-chaos.replay-diff', name: title(x) };
+    if (x.verdict === 'same') return { ...base, outcome: { kind: 'pass' } };
     const message = x.verdict === 'failed' ? 'the live request failed' : `${x.differences.length} fields differ from the recording`;
-    return `${open}>\n      <failure${attributes({ type: x.verdict, message })}>${xmlEscape(explain(x).join('\n'))}</failure>\n    </testcase>`;
+    return { ...base, outcome: { kind: 'failure', type: x.verdict, message, body: explain(x).join('\n') } };
   });
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attributes({ name: 'aap-chaos replay --diff', tests: result.exchanges.length, failures })}>`,
-    `  <testsuite${attributes({ name: `${result.file} against ${result.target}`, tests: result.exchanges.length, failures })}>`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitXml('aap-chaos replay --diff', [{ name: `${result.file} against ${result.target}`, cases }]);
 }

@@ -6,6 +6,8 @@ import type { Profile } from '../protocol/codes.js';
 import { CHECK_NAMES, CHECKS, type Check, type CheckName, type CheckOutcome, type ClientJournal, type Verdict } from './checks/index.js';
 import { gradePerDealer } from './checks/per-dealer.js';
 import type { JournalEntry } from '../journal/entry.js';
+import { isAgentCardPath } from '../protocol/agent-card.js';
+import { isForgedSignatureState } from '../protocol/card-signature.js';
 import { dealerConformanceSection, type DealerConformanceSection } from './dealer-conformance.js';
 import { resolveThresholds, type Thresholds } from './thresholds.js';
 
@@ -52,11 +54,19 @@ export interface Report {
 
 /** Groups JSON-RPC requests by client, each group in start order (ULIDs break ties). */
 function requestsByClient(entries: readonly JournalEntry[]): Map<string, JournalEntry[]> {
+  // Agent-card fetches and other non-JSON-RPC traffic are not buyer requests to grade, and a
+  // client that sent nothing else (a card fetch without the client-key header) is no client.
+  return byClientInStartOrder(entries.filter((e) => e.method !== undefined));
+}
+
+/** Each client's agent-card fetches, in start order: what card-trust reads. */
+function cardsByClient(entries: readonly JournalEntry[]): Map<string, JournalEntry[]> {
+  return byClientInStartOrder(entries.filter((e) => e.http_method === 'GET' && isAgentCardPath(e.path)));
+}
+
+function byClientInStartOrder(entries: readonly JournalEntry[]): Map<string, JournalEntry[]> {
   const byClient = new Map<string, JournalEntry[]>();
   for (const entry of entries) {
-    // Agent-card fetches and other non-JSON-RPC traffic are not buyer requests to grade, and a
-    // client that sent nothing else (a card fetch without the client-key header) is no client.
-    if (entry.method === undefined) continue;
     let list = byClient.get(entry.client);
     if (list === undefined) byClient.set(entry.client, (list = []));
     list.push(entry);
@@ -65,25 +75,36 @@ function requestsByClient(entries: readonly JournalEntry[]): Map<string, Journal
   return byClient;
 }
 
+/**
+ * The clients to grade: those that sent JSON-RPC requests, and those that were served a forged
+ * card and sent nothing more (a buyer that refused the card is graded for refusing it).
+ */
+function clientsOf(requests: Map<string, JournalEntry[]>, cards: Map<string, JournalEntry[]>): string[] {
+  const refused = [...cards].filter(([client, list]) => !requests.has(client) && list.some((c) => isForgedSignatureState(c.card_signatures)));
+  return [...requests.keys(), ...refused.map(([client]) => client)].sort();
+}
+
 export function buildReport(entries: JournalEntry[], opts: ReportOptions = {}): Report {
   const thresholds = resolveThresholds(opts.thresholds);
   const byClient = requestsByClient(entries);
-  const clients = [...byClient.keys()].sort();
+  const cards = cardsByClient(entries);
+  const clients = clientsOf(byClient, cards);
   const checks: CheckResult[] = [];
   // Several dealers: the one-dealer checks grade each dealer apart, then the checks across dealers run.
   const severalDealers = entries.some((e) => e.dealer !== undefined);
+  const names = CHECK_NAMES.filter((name) => (severalDealers || !CHECKS[name].acrossDealers) && (CHECKS[name].optIn?.shownBy(entries) ?? true));
   for (const client of clients) {
     const journal: ClientJournal = {
       client,
-      requests: byClient.get(client)!,
+      requests: byClient.get(client) ?? [],
+      cards: cards.get(client) ?? [],
       profile: opts.profile,
       extensionUri: opts.extensionUri,
       thresholds,
       buyerRunMs: opts.buyerRunMs,
     };
-    for (const name of CHECK_NAMES) {
+    for (const name of names) {
       const check = CHECKS[name];
-      if (check.acrossDealers && !severalDealers) continue;
       checks.push({ check: name, id: check.requirement.id, client, ...applicable(check, journal, severalDealers && !check.acrossDealers) });
     }
   }

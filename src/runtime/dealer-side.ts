@@ -15,6 +15,7 @@ import { Recorder, RecordingOpenError } from '../recording/recorder.js';
 import type { StartedParts } from './started-parts.js';
 import type { StartOptions } from './start-options.js';
 import { VERSION } from './version.js';
+import type { CardKeys } from './card-keys.js';
 
 export interface DealerSide {
   /** The one dealer's URL; undefined with several dealers (--dealer, --mock-dealers). */
@@ -30,11 +31,13 @@ export interface DealerSide {
   replay?: { close(): Promise<void> };
   recorder?: Recorder;
   tracing?: Tracing;
+  /** The keys that sign cards: the proxy's, and the embedded mocks'. */
+  cardKeys: CardKeys;
 }
 
 export async function startDealerSide(
   start: StartOptions,
-  run: { profile: ProfileSetting; replica: string | undefined; metrics: ChaosMetrics },
+  run: { profile: ProfileSetting; replica: string | undefined; metrics: ChaosMetrics; cardKeys: CardKeys },
   parts: StartedParts,
 ): Promise<DealerSide> {
   const { opts, log, timeouts } = start;
@@ -44,9 +47,10 @@ export async function startDealerSide(
     target: opts.target,
     multi: isMultiDealer(opts),
     mockProfile: opts.mock?.profile ?? (run.profile !== 'auto' ? run.profile : undefined),
+    cardKeys: run.cardKeys,
   };
   if (!side.target && !side.multi) {
-    const mock = await startMockDealer({ ...opts.mock, profile: side.mockProfile, port: 0, host: '127.0.0.1', timeouts });
+    const mock = await startMockDealer({ ...opts.mock, cardSigningKey: run.cardKeys.mock, profile: side.mockProfile, port: 0, host: '127.0.0.1', timeouts });
     parts.add(() => mock.close());
     side.mock = mock;
     side.target = mock.url;

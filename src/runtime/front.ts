@@ -89,11 +89,13 @@ export async function buildProxy(
     allowHosts: opts.allowHosts,
     tracer: side.tracing?.tracer,
     fastPath: opts.fastPath,
+    cardSigningKey: side.cardKeys.proxy,
+    log: start.log,
   } as const;
   const mocks: RunningMockDealer[] = [];
   const router = side.multi
     ? new DealerRouter(
-        await startDealers(opts, { ...opts.mock, profile: side.mockProfile }, timeouts, (m) => {
+        await startDealers(opts, { ...opts.mock, cardSigningKey: side.cardKeys.mock, profile: side.mockProfile }, timeouts, (m) => {
           mocks.push(m);
           parts.add(() => m.close());
         }),

@@ -29,6 +29,7 @@ export function checkStartOptions(given: RuntimeOptions): StartOptions {
   if (sessionRefusal) throw new OptionError(sessionRefusal);
   const adminToken = opts.adminToken || env[ADMIN_TOKEN_ENV] || undefined;
   assertAdminExposureAllowed(adminHost, adminToken);
+  checkRotationOptions(opts);
   return {
     opts,
     log: opts.log ?? (() => {}),
@@ -42,4 +43,16 @@ export function checkStartOptions(given: RuntimeOptions): StartOptions {
     observe: opts.observe ?? false,
     timeouts: { headerTimeoutMs: opts.headerTimeoutMs, bodyTimeoutMs: opts.bodyTimeoutMs },
   };
+}
+
+/** Rotation settings without the file they rotate are a mistake, not a no-op. */
+function checkRotationOptions(opts: CheckedOptions): void {
+  for (const [file, flag, maxBytes, compress] of [
+    [opts.journalFile, 'journal', opts.journalMaxBytes, opts.journalCompress],
+    [opts.auditFile, 'audit', opts.auditMaxBytes, opts.auditCompress],
+  ] as const) {
+    if (maxBytes !== undefined && file === undefined) throw new OptionError(`--${flag}-max-bytes: there is no --${flag} FILE to rotate`);
+    if (compress && maxBytes === undefined)
+      throw new OptionError(`--${flag}-compress: compresses the files --${flag}-max-bytes rotates; give --${flag}-max-bytes too`);
+  }
 }

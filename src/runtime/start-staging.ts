@@ -32,7 +32,12 @@ export async function startStaging(
         for (const p of front.proxies()) p.haltedBy = haltedBy;
       },
     },
-    { auditFile: opts.auditFile, maxTtlMs: opts.maxTtlMs, shared: fleet ? new FleetControl(fleet.store.connection()) : undefined },
+    {
+      auditFile: opts.auditFile,
+      auditRotation: { maxBytes: opts.auditMaxBytes, keep: opts.auditKeep, compress: opts.auditCompress },
+      maxTtlMs: opts.maxTtlMs,
+      shared: fleet ? new FleetControl(fleet.store.connection()) : undefined,
+    },
   );
   front.proxy.observers.push(staging);
   scenario.attach({ listener: front.listener, proxies: front.proxies, staging });

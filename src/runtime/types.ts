@@ -54,6 +54,8 @@ export interface Runtime extends ControlSurface {
   readonly engine: ScenarioEngine | undefined;
   /** Reads the TLS files again for new connections; returns one line per listener reloaded, throws when a file is bad (the old one stays). */
   reloadTls(): string[];
+  /** Closes the journal and audit files and opens their paths again (after logrotate moved them; SIGHUP). */
+  reopenFiles(): Promise<void>;
   /** Validates and swaps the scenario (a file may be named); throws ScenarioRejectedError and keeps the old one when invalid. */
   use(input: ScenarioInput, change?: ChangeOptions): Promise<ScenarioEngine>;
   /** Stops accepting, drains requests in flight, flushes the journal, closes event clients. Idempotent. */

@@ -563,7 +563,7 @@ export interface BandwidthEffect {
   bytes_per_s: number;
 }
 /**
- * Faults of the agent card (GET /.well-known/agent-card.json); a rule with `card` matches only card requests. delay: latency first; http or malformed_json: a reply instead of the card (not both); stale: an older card instead of the current one; patch: RFC 6902 operations on the card served. The interface URLs are still pointed at the proxy after stale and patch (unless --no-rewrite-card).
+ * Faults of the agent card (GET /.well-known/agent-card.json); a rule with `card` matches only card requests. delay: latency first; http or malformed_json: a reply instead of the card (not both); stale: an older card instead of the current one; patch: RFC 6902 operations on the card served; signature: a forged, stripped or foreign signature. The interface URLs are still pointed at the proxy after stale and patch (unless --no-rewrite-card), and signatures those changes break are removed, or signed again with --card-signing-key.
  *
  * This interface was referenced by `Scenario`'s JSON-Schema
  * via the `definition` "CardEffect".
@@ -577,6 +577,10 @@ export interface CardEffect {
   malformed_json?: true;
   patch?: PatchEffect;
   stale?: CardStale;
+  /**
+   * A signature fault (A2A v1.0 card signatures), after the card is otherwise ready: tamper (signed, then changed, so the signature no longer verifies), strip (no signatures at all), unknown-key (signed by a key the JWKS does not hold, its kid made the same way), wrong-alg (a protected header whose alg does not match the key: an HMAC under HS256 keyed with the public key). tamper and wrong-alg sign with the proxy's key (--card-signing-key, or --mock-sign-card for the embedded mock); without one, tamper changes a card the dealer signed and wrong-alg is not applied (the journal says so). unknown-key signs with a throwaway key of the same type as the proxy's (EC P-256 when it has none).
+   */
+  signature?: "tamper" | "strip" | "unknown-key" | "wrong-alg";
 }
 /**
  * Serve an older card: exactly one of minutes (the dealer's card as the proxy saw it that many minutes ago; the oldest one seen when none is that old) or card (a fixed copy).

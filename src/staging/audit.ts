@@ -2,14 +2,17 @@
  * The audit log: one entry per state-changing admin action (and per change the proxy makes by
  * itself: a TTL running out, a guardrail halting the fleet), chained by hashes so a removed or
  * edited line shows. Each entry carries the SHA-256 of the one before it (`prev`) and its own
- * (`hash`, over the entry as written without `hash`); `verifyAuditText` walks a file and names
- * the first line that breaks the chain.
+ * (`hash`, over the entry as written without `hash`); `audit-chain-check.ts` walks the files and
+ * names each line that breaks the chain.
  *
  * Who acted is recorded as the remote address and a fingerprint of the bearer token (a short
  * SHA-256 prefix), never the token itself.
  */
 import { createHash } from 'node:crypto';
-import { appendFile, readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { boundReached } from '../common/bound-counts.js';
+import { RotatingFile, type RotationSettings } from '../common/rotating-file.js';
+import { headFileOf, lastAuditEntry, readAuditHead, writeAuditHead } from './audit-head.js';
 
 export type AuditAction =
   | 'scenario-load'
@@ -21,7 +24,9 @@ export type AuditAction =
   | 'dry-run'
   | 'lever-pull'
   | 'lever-release'
-  | 'guardrail-breach';
+  | 'guardrail-breach'
+  /** The first entry of each file the log starts: after a rotation, it links the new file to the one before. */
+  | 'file-start';
 
 /** What one action changed, and who asked for it. */
 export interface AuditFacts {
@@ -82,52 +87,6 @@ export function chainEntry(facts: AuditFacts, at: { ts: string; replica: string 
   return { ...body, hash: sha256(JSON.stringify(body)) };
 }
 
-/** The hash an entry read back should carry: over its fields as written, without `hash`. */
-function expectedHash(entry: Record<string, unknown>): string {
-  const { hash: _hash, ...rest } = entry;
-  return sha256(JSON.stringify(rest));
-}
-
-export interface AuditVerdict {
-  ok: boolean;
-  entries: number;
-  /** One sentence per break, naming the line. */
-  problems: string[];
-}
-
-/** Checks a JSONL audit log: every line's own hash, and every link to the line before. */
-export function verifyAuditText(text: string, name = 'audit log'): AuditVerdict {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  const problems: string[] = [];
-  let prev = GENESIS;
-  let seq = 0;
-  lines.forEach((line, i) => {
-    const where = `${name}:${i + 1}`;
-    let entry: Record<string, unknown>;
-    try {
-      entry = JSON.parse(line) as Record<string, unknown>;
-      if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new Error('not an object');
-    } catch {
-      problems.push(`${where}: not an audit entry (not a JSON object)`);
-      prev = '';
-      return;
-    }
-    if (entry.hash !== expectedHash(entry)) problems.push(`${where}: edited: its content does not match its hash (seq ${String(entry.seq)})`);
-    else if (entry.prev !== prev) {
-      const gap = typeof entry.seq === 'number' ? entry.seq - seq - 1 : 0;
-      const missing = gap === 1 ? `; entry ${seq + 1} is missing` : gap > 1 ? `; entries ${seq + 1}-${seq + gap} are missing` : '';
-      const why = i === 0 ? 'the first lines were removed' : gap > 0 ? 'a line was removed' : 'a line was removed, reordered or edited';
-      problems.push(
-        `${where}: the chain is broken before this line (prev does not match the hash of ${i === 0 ? 'the chain start' : `line ${i}`}): ${why}${missing}`,
-      );
-    }
-    prev = typeof entry.hash === 'string' ? entry.hash : '';
-    seq = typeof entry.seq === 'number' ? entry.seq : seq + 1;
-  });
-  return { ok: problems.length === 0, entries: lines.length, problems };
-}
-
 /** Where a fleet keeps its one shared chain (Redis, in fleet mode). */
 export interface SharedAuditChain {
   append(facts: AuditFacts, ts: string, replica: string | null): Promise<AuditEntry>;
@@ -138,70 +97,157 @@ export interface SharedAuditChain {
 export interface AuditLogOptions {
   /** JSONL file appended to (--audit FILE). */
   file?: string;
+  /** Size rotation of the file (--audit-max-bytes, --audit-keep, --audit-compress). */
+  rotation?: RotationSettings;
   replica?: string;
   /** Entries kept in memory for GET /audit (default 10 000). */
   ring?: number;
   shared?: SharedAuditChain;
   /** Told when an entry cannot be written (the action itself has already happened). */
   onError?: (message: string) => void;
+  /** Called each time the file rotates. */
+  onRotate?: () => void;
 }
 
-/** This process's chain (memory and --audit FILE), plus the fleet's shared chain when there is one. */
+export const DEFAULT_AUDIT_RING = 10_000;
+
+/**
+ * This process's chain (memory and --audit FILE), plus the fleet's shared chain when there is one.
+ * Entries take their place in the chain in one queue, in the order they were recorded, and the
+ * file's writes, rotations and reopenings run in that same queue: each file the log starts (at
+ * start-up on an empty file, after a rotation, after SIGHUP onto a new file) begins with a
+ * `file-start` entry linked to the last entry of the file before, and after each entry the head
+ * file (FILE.head) names the chain's last entry, so `audit verify` can tell a cut tail or an
+ * added entry from the end of the log (src/staging/audit-head.ts).
+ */
 export class AuditLog {
   private readonly entries: AuditEntry[] = [];
   private prev = GENESIS;
   private seq = 0;
-  private writing: Promise<void> = Promise.resolve();
+  private writing: Promise<unknown> = Promise.resolve();
+  private readonly out: RotatingFile | undefined;
 
-  constructor(private readonly opts: AuditLogOptions = {}) {}
+  constructor(private readonly opts: AuditLogOptions = {}) {
+    if (opts.file) this.out = new RotatingFile(opts.file, '--audit', opts.rotation ?? {}, (m) => opts.onError?.(m));
+  }
 
   get file(): string | undefined {
     return this.opts.file;
   }
 
-  /** Continues the chain of an existing file: the next line links to its last. */
+  /** Times the file rotated by size since the start. */
+  get rotations(): number {
+    return this.out?.rotations ?? 0;
+  }
+
+  /** Opens the file (created 0600, never through a link) and continues its chain: from its head, else from its last line. */
   async open(): Promise<void> {
-    if (!this.opts.file) return;
-    const text = await readFile(this.opts.file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return '';
-      throw new Error(`--audit: cannot read ${this.opts.file} (${e.code ?? e.message})`);
-    });
-    const last = text.trimEnd().split('\n').at(-1);
-    if (!last) return;
-    try {
-      const entry = JSON.parse(last) as AuditEntry;
-      this.prev = entry.hash;
-      this.seq = entry.seq;
-    } catch {
-      throw new Error(`--audit: ${this.opts.file} does not end with an audit entry; give a new file`);
-    }
+    const out = this.out;
+    if (!out) return;
+    await out.open();
+    const [head, last] = await Promise.all([readAuditHead(headFileOf(out.file)), lastAuditEntry(out.file, out.size)]);
+    const from = head ?? last;
+    if (from) [this.prev, this.seq] = [from.hash, from.seq];
+    if (head && last && (last.seq !== head.seq || last.hash !== head.hash))
+      this.opts.onError?.(
+        `--audit: ${out.file} ends at seq ${last.seq}, but its head names seq ${head.seq}; the chain goes on from the head (aap-chaos audit verify names the difference)`,
+      );
+    if (out.size === 0) await this.startFile();
   }
 
   /** Appends one entry to every sink; resolves once the file has it. Never throws. */
   record(facts: AuditFacts): Promise<AuditEntry> {
     const ts = new Date().toISOString();
-    const replica = this.opts.replica ?? null;
-    const entry = chainEntry(facts, { ts, replica, seq: ++this.seq, prev: this.prev });
-    this.prev = entry.hash;
-    this.entries.push(entry);
-    if (this.entries.length > (this.opts.ring ?? 10_000)) this.entries.shift();
-    const file = this.opts.file;
-    // One write at a time, in chain order.
-    this.writing = this.writing.then(async () => {
-      if (file)
-        await appendFile(file, JSON.stringify(entry) + '\n').catch((e: Error) => this.opts.onError?.(`audit entry not written to ${file}: ${e.message}`));
-      await this.opts.shared?.append(facts, ts, replica).catch((e: Error) => this.opts.onError?.(`audit entry not added to the fleet's stream: ${e.message}`));
+    const appended = this.writing.then(() => this.append(facts, ts));
+    this.writing = appended.catch(() => {});
+    return appended;
+  }
+
+  /** After an outside rotation (logrotate, then SIGHUP): the path is opened again, and a new file starts with a `file-start` entry. */
+  reopen(): Promise<void> {
+    const out = this.out;
+    if (!out) return Promise.resolve();
+    const reopened = this.writing.then(async () => {
+      await out.reopen();
+      if (out.size === 0) await this.startFile();
     });
-    return this.writing.then(() => entry);
+    this.writing = reopened.catch((e: Error) => this.opts.onError?.(e.message));
+    return this.writing.then(() => {});
   }
 
   /** The entries GET /audit answers with: the fleet's chain in fleet mode, else this process's. */
-  async recent(limit = 10_000): Promise<AuditEntry[]> {
+  async recent(limit = DEFAULT_AUDIT_RING): Promise<AuditEntry[]> {
     if (this.opts.shared) return this.opts.shared.recent(limit);
     return this.entries.slice(-limit);
   }
 
-  flush(): Promise<void> {
-    return this.writing;
+  async flush(): Promise<void> {
+    await this.writing;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    await this.out?.close();
+  }
+
+  private async append(facts: AuditFacts, ts: string): Promise<AuditEntry> {
+    const out = this.out;
+    if (out?.wouldPass(Buffer.byteLength(entryLine(this.next(facts, ts)))))
+      await out.rotate().then(
+        () => {
+          this.opts.onRotate?.();
+          return this.startFile();
+        },
+        (e: Error) => this.opts.onError?.(`audit file ${out.file} not rotated: ${e.message}`),
+      );
+    const entry = this.next(facts, ts);
+    await this.commit(entry);
+    await this.opts.shared
+      ?.append(facts, ts, entry.replica)
+      .catch((e: Error) => this.opts.onError?.(`audit entry not added to the fleet's stream: ${e.message}`));
+    return entry;
+  }
+
+  /** The entry `facts` would be if it were appended now. */
+  private next(facts: AuditFacts, ts: string): AuditEntry {
+    return chainEntry(facts, { ts, replica: this.opts.replica ?? null, seq: this.seq + 1, prev: this.prev });
+  }
+
+  /** Puts an entry in the chain: memory, then the file and its head. */
+  private async commit(entry: AuditEntry): Promise<void> {
+    [this.prev, this.seq] = [entry.hash, entry.seq];
+    this.entries.push(entry);
+    if (this.entries.length > (this.opts.ring ?? DEFAULT_AUDIT_RING)) {
+      this.entries.shift();
+      boundReached('audit_ring');
+    }
+    const out = this.out;
+    if (!out) return;
+    try {
+      await out.write(entryLine(entry));
+    } catch (e) {
+      this.opts.onError?.(`audit entry ${entry.seq} not written to ${out.file}: ${(e as Error).message}`);
+      return;
+    }
+    await writeAuditHead(headFileOf(out.file), entry).catch((e: Error) =>
+      this.opts.onError?.(`audit head ${headFileOf(out.file)} not updated to entry ${entry.seq}: ${e.message}`),
+    );
+  }
+
+  /** The first entry of a new file: where the chain stood when the file began. */
+  private startFile(): Promise<void> {
+    const facts: AuditFacts = {
+      action: 'file-start',
+      target: `file:${basename(this.out!.file)}`,
+      scenario_before: null,
+      scenario_after: null,
+      remote: null,
+      token: null,
+      detail: this.seq === 0 ? 'chain start' : `after seq ${this.seq}`,
+    };
+    return this.commit(this.next(facts, new Date().toISOString()));
   }
 }
+
+/** An entry as one line of the file. */
+export const entryLine = (entry: AuditEntry): string => JSON.stringify(entry) + '\n';

@@ -4,6 +4,7 @@
  * guardrails that pull it. The runtime keeps the engine and the proxy; this file decides when a
  * change may happen, records it, and undoes it when its time runs out.
  */
+import type { RotationSettings } from '../common/rotating-file.js';
 import type { RuleStatus } from '../engine/decision.js';
 import type { JournalEntry, RequestObserver } from '../journal/entry.js';
 import type { Guardrail } from '../scenario/types.generated.js';
@@ -41,7 +42,7 @@ export interface StagingHost {
   log(line: string): void;
   /** Where a change that is not a request is announced (/events). */
   hub: { notice(notice: { event: string; message: string; replica?: string }): void };
-  metrics: { guardrailBreached(guardrail: string): void };
+  metrics: { guardrailBreached(guardrail: string): void; fileRotated(file: 'audit'): void };
   /** The scenario in force (its definition and fleet version), or undefined for pass-through. */
   current(): { definition: unknown; name: string; version?: number } | undefined;
   /** Puts a definition back in force (null: pass-through), publishing it in a fleet; never refused by the lever. */
@@ -55,6 +56,7 @@ export interface StagingHost {
 
 export interface StagingOptions {
   auditFile?: string;
+  auditRotation?: RotationSettings;
   maxTtlMs?: number;
   /** The fleet's shared lever, TTL and audit chain; absent without Redis. */
   shared?: SharedStaging;
@@ -76,7 +78,14 @@ export class StagingControls implements RequestObserver {
     private readonly opts: StagingOptions = {},
   ) {
     this.lever = new SafetyLever((state) => this.leverMoved(state), opts.shared);
-    this.audit = new AuditLog({ file: opts.auditFile, replica: host.replica, shared: opts.shared, onError: (m) => host.log(m) });
+    this.audit = new AuditLog({
+      file: opts.auditFile,
+      rotation: opts.auditRotation,
+      replica: host.replica,
+      shared: opts.shared,
+      onError: (m) => host.log(m),
+      onRotate: () => host.metrics.fileRotated('audit'),
+    });
   }
 
   async start(): Promise<void> {
@@ -278,7 +287,7 @@ export class StagingControls implements RequestObserver {
 
   async close(): Promise<void> {
     this.ttl.close();
-    await this.audit.flush();
+    await this.audit.close();
     this.opts.shared?.close();
   }
 }

@@ -8,6 +8,7 @@
  * explain: the dealer's own failures and the buyer's reaction. `include` judges every request as
  * the buyer saw it.
  */
+import { boundReached } from '../common/bound-counts.js';
 import type { Guardrail } from '../scenario/types.generated.js';
 import type { JournalEntry, RequestObserver } from '../journal/entry.js';
 
@@ -84,7 +85,12 @@ class Window {
   private trim(now: number): void {
     const from = now - (this.g.window_s ?? 300) * 1000;
     let drop = 0;
-    while (drop < this.samples.length && (this.samples[drop]!.t < from || this.samples.length - drop > MAX_WINDOW_LINES)) drop++;
+    while (drop < this.samples.length && this.samples[drop]!.t < from) drop++;
+    const over = this.samples.length - drop - MAX_WINDOW_LINES;
+    if (over > 0) {
+      drop += over;
+      boundReached('guardrail_window', over);
+    }
     if (drop > 0) this.samples = this.samples.slice(drop);
   }
 

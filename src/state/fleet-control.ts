@@ -5,6 +5,7 @@
  * so a lever pulled on one replica reaches the others as fast as Redis delivers a message, and a
  * replica that (re)connects reads the current state instead of trusting what it missed.
  */
+import { boundReached } from '../common/bound-counts.js';
 import type { Redis } from 'ioredis';
 import { chainEntry, GENESIS, type AuditEntry, type AuditFacts } from '../staging/audit.js';
 import type { ControlTopic, SharedStaging, SharedTtl } from '../staging/shared.js';
@@ -80,8 +81,7 @@ export class FleetControl implements SharedStaging {
    */
   append(facts: AuditFacts, ts: string, replica: string | null): Promise<AuditEntry> {
     const run = async (): Promise<AuditEntry> => {
-      const redis = (this.auditConnection ??= this.client.duplicate({ enableOfflineQueue: true }));
-      redis.on('error', () => {});
+      const redis = (this.auditConnection ??= this.client.duplicate({ enableOfflineQueue: true }).on('error', () => {}));
       for (let attempt = 0; attempt < AUDIT_RETRIES; attempt++) {
         await redis.watch(AUDIT_HEAD);
         const [hash, seq] = await redis.hmget(AUDIT_HEAD, 'hash', 'seq');
@@ -91,7 +91,9 @@ export class FleetControl implements SharedStaging {
           .hset(AUDIT_HEAD, 'hash', entry.hash, 'seq', String(entry.seq))
           .xadd(AUDIT_STREAM, 'MAXLEN', '~', String(AUDIT_MAX), '*', 'entry', JSON.stringify(entry))
           .exec();
-        if (done) return entry;
+        if (!done) continue;
+        if (entry.seq > AUDIT_MAX) boundReached('audit_stream');
+        return entry;
       }
       throw new Error(`${AUDIT_RETRIES} replicas' entries raced this one`);
     };

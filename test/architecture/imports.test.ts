@@ -145,6 +145,7 @@ export const LAYERS = [
   'index.ts',
   'exam',
   'fleet',
+  'mcp',
   'commands',
   'cli.ts',
 ];

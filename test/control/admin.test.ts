@@ -197,6 +197,35 @@ t.test('GET /journal rejects a malformed cursor or limit', async (t) => {
   t.match(limit.json.error.message, /limit/);
 });
 
+t.test('GET /journal filters by skill, outcome, client and rule fired, and gives the newest N with last', async (t) => {
+  const rt = await startTestRuntime(t);
+  for (const id of ['s1', 's2', 's3']) await callSkill(rt.url, 'inventory.search', id);
+  await callSkill(rt.url, 'inventory.vehicle', 'v1', { vin: '3FMUKX5S6SF000001' });
+  const ids = async (query: string) => {
+    const reply = await adminCall(rt, 'GET', `/journal?${query}`);
+    t.equal(reply.status, 200, query);
+    return reply.body
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).rpc_id);
+  };
+  t.same(await ids('skill=inventory.search'), ['s1', 's2', 's3']);
+  t.same(await ids('outcome=error'), ['s1', 's2', 's3'], 'the throttled searches');
+  t.same(await ids('outcome=result'), ['v1']);
+  t.same(await ids('rule=throttle-search&last=2'), ['s2', 's3'], 'the newest two, oldest first');
+  t.same(await ids('rule=slow-vehicle'), ['v1']);
+  t.same(await ids('client=127.0.0.1&skill=inventory.vehicle'), ['v1']);
+  t.same(await ids('client=10.0.0.1'), []);
+  t.same(await ids('last=1'), ['v1']);
+  t.same(await ids('limit=3&last=1'), ['s3'], 'the newest of the first three');
+  const bad = await adminCall(rt, 'GET', '/journal?outcome=maybe');
+  t.equal(bad.status, 400);
+  t.match(bad.json.error.message, /outcome must be one of result, error, unknown/);
+  t.equal((await adminCall(rt, 'GET', '/journal?last=0')).status, 400);
+  t.equal((await adminCall(rt, 'GET', `/journal?skill=${'x'.repeat(1025)}`)).status, 400);
+});
+
 t.test('GET /report grades the buyer from the journal', async (t) => {
   const rt = await startTestRuntime(t);
   await callSkill(rt.url, 'inventory.search');

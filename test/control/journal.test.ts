@@ -80,7 +80,7 @@ t.test('the file is appended to, never truncated', async (t) => {
 
 t.test('a journal file that cannot be opened is a clear start-up error', async (t) => {
   const file = path.join(await tempDir(t), 'missing-dir', 'journal.jsonl');
-  await t.rejects(new Journal({ file }).open(), { message: `cannot write the journal file ${file}: ENOENT` });
+  await t.rejects(new Journal({ file }).open(), { message: `--journal: cannot open ${file} for appending (ENOENT)` });
 });
 
 t.test('past the pending-bytes cap lines are dropped and counted, not buffered forever', async (t) => {

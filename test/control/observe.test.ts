@@ -141,6 +141,7 @@ t.test('a buyer that waits out the hint passes, told once it has been quiet a wh
 });
 
 t.test("--observe: the dealer's own retryable INTERNAL_ERROR grades backoff and idempotency", async (t) => {
+  const LEADS = 6;
   const failing = await startUpstream((req, res, body) => {
     if (req.method !== 'POST') {
       res.writeHead(404).end();
@@ -152,18 +153,21 @@ t.test("--observe: the dealer's own retryable INTERNAL_ERROR grades backoff and 
   });
   t.teardown(() => failing.close());
   const rt = await observing(t, failing.url);
-  // Graded after the fourth lead: the idempotency FAIL then names all four (backoff is graded before it, in the same pass).
-  const seen = nextEvent(rt.adminUrl, (m) => m.type === 'verdict' && m.check === 'idempotency' && m.evidence.length === 4);
+  // Graded after the sixth lead: the idempotency FAIL then names all six (backoff is graded before it, in the same pass).
+  const seen = nextEvent(rt.adminUrl, (m) => m.type === 'verdict' && m.check === 'idempotency' && m.evidence.length === LEADS);
   t.teardown(() => seen.close());
   await seen.opened;
-  // A naive lead retry loop: at once, three times, each with a new idempotency key.
+  // A naive lead retry loop: at once, five times (the bound backoff allows), each with a new
+  // idempotency key. Five retries, not three: on a busy machine each "at once" may land tens of
+  // milliseconds late, and five doubling full-jitter windows still make such waits too short to
+  // be backoff, where three did not.
   const lead = (id: number) => ({ idempotency_key: `lead-${id}`, vehicle: { vin: 'V1' }, customer: { name: 'A' }, consent: { contact: true } });
-  for (let id = 1; id <= 4; id++)
+  for (let id = 1; id <= LEADS; id++)
     await request(`${rt.url}/a2a`, { body: skillRequest('lead.submit', lead(id), id), headers: { 'content-type': 'application/json', 'x-buyer': 'hasty' } });
   await seen.message;
   const metrics = await rt.metrics.text();
   t.match(metrics, /aap_chaos_buyer_check_verdicts_total\{check="backoff",verdict="FAIL"\} [1-9]\n/, 'the retry chain, counted as it grew');
-  t.match(metrics, /aap_chaos_buyer_check_verdicts_total\{check="idempotency",verdict="FAIL"\} 3\n/, 'one violation per retry under a new key');
+  t.match(metrics, /aap_chaos_buyer_check_verdicts_total\{check="idempotency",verdict="FAIL"\} 5\n/, 'one violation per retry under a new key');
   const report = rt.report();
   t.match(
     report.checks.find((c) => c.check === 'backoff'),

@@ -5,7 +5,7 @@ import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ONE_DEALER_CHECK_NAMES as CHECK_NAMES } from '../../src/report/checks/index.js';
+import { DEFAULT_EXAM_CHECK_NAMES as CHECK_NAMES } from '../../src/report/checks/index.js';
 import { exam, fixture, jsBuyer, withVerdict, type ExamJson } from '../helpers/exam.js';
 
 // Every test here runs buyer processes on a shared, slow machine: allow more than tap's default.

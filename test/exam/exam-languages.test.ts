@@ -3,7 +3,7 @@
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { ONE_DEALER_CHECK_NAMES as CHECK_NAMES } from '../../src/report/checks/index.js';
+import { DEFAULT_EXAM_CHECK_NAMES as CHECK_NAMES } from '../../src/report/checks/index.js';
 import { exam, withVerdict, type ExamJson } from '../helpers/exam.js';
 
 // Every test here runs buyer processes on a shared, slow machine: allow more than tap's default.

@@ -102,7 +102,12 @@ t.test('a buyer that retries a stream error at once: backoff FAILs', async (t) =
   );
   const report = chaos.report();
   t.equal(verdict(report, 'backoff'), 'FAIL');
-  t.match(report.checks.find((c) => c.check === 'backoff')!.explanation, /(retried at once 4 times|the waits did not grow exponentially) in 1 retry chain/);
+  // Four retries, sent as soon as each error arrives; how many of them land within the timing
+  // tolerance depends on how busy the machine is, so the count is not part of the claim.
+  t.match(
+    report.checks.find((c) => c.check === 'backoff')!.explanation,
+    /(retried at once [1-4] times?|the waits did not grow exponentially) in 1 retry chain/,
+  );
 });
 
 t.test('a buyer that activates another URI than the -32008 named: activation FAILs, also from the file without flags', async (t) => {

@@ -198,10 +198,10 @@ t.test('audit verify: the fleet stream and each file verify; an edited or remove
   const lines = text.trim().split('\n');
   t.same(
     lines.map((l) => JSON.parse(l).action),
-    ['scenario-load', 'scenario-load', 'dry-run'],
-    "r1's own actions, in order",
+    ['file-start', 'scenario-load', 'scenario-load', 'dry-run'],
+    "the file's first entry, then r1's own actions, in order",
   );
-  t.match(JSON.parse(lines[0]!), {
+  t.match(JSON.parse(lines[1]!), {
     replica: 'r1',
     target: 'scenario',
     scenario_before: /^[0-9a-f]{64}$/,
@@ -213,19 +213,19 @@ t.test('audit verify: the fleet stream and each file verify; an edited or remove
 
   const stream = path.join(dir, 'fleet.jsonl');
   writeFileSync(stream, (await request(`${r2.adminUrl}/audit`)).body);
-  const intact = await runCli(['audit', 'verify', stream]);
-  t.equal(intact.code, 0, 'the fleet stream from GET /audit verifies');
-  t.match(intact.out, /5 entries, chain intact/);
+  const intact = await runCli(['audit', 'verify', '--no-head', stream]);
+  t.equal(intact.code, 0, 'the fleet stream from GET /audit verifies (it has no head file: --no-head)');
+  t.match(intact.out, /5 entries, seq 1-5\): chain intact/);
 
   const edited = lines.slice();
-  edited[1] = edited[1]!.replace('"scenario-load"', '"reset"');
+  edited[2] = edited[2]!.replace('"scenario-load"', '"reset"');
   writeFileSync(file, edited.join('\n') + '\n');
   const editedRun = await runCli(['audit', 'verify', file]);
   t.equal(editedRun.code, 1, 'an edited line fails');
-  t.match(editedRun.err, /r1\.audit\.jsonl:2: edited: its content does not match its hash/);
+  t.match(editedRun.err, /r1\.audit\.jsonl:3: edited: its content does not match its hash/);
 
-  writeFileSync(file, [lines[0], lines[2]].join('\n') + '\n');
+  writeFileSync(file, [lines[0], lines[1], lines[3]].join('\n') + '\n');
   const removedRun = await runCli(['audit', 'verify', file]);
   t.equal(removedRun.code, 1, 'a removed line fails');
-  t.match(removedRun.err, /r1\.audit\.jsonl:2: the chain is broken before this line .*entry 2 is missing/);
+  t.match(removedRun.err, /r1\.audit\.jsonl:3: the chain is broken before this line .*entry 3 is missing/);
 });

@@ -37,6 +37,8 @@ export interface ExamJson {
   exit_code: number;
   /** Per check, its verdict over the whole battery. */
   battery: Verdicts;
+  /** The checks that must PASS somewhere. */
+  required: string[];
   incomplete: { check: string; id?: string; verdict: string }[];
   scenarios: {
     scenario: string;

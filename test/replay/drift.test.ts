@@ -68,7 +68,9 @@ t.test('after the inventory changed: the changed fields, recorded vs live, exit 
   t.equal(json.drift, true);
   t.match(json.exchanges[1], { exchange: 1, verdict: 'drift', differences: [{ pointer: String }] });
   const xml = readFileSync(junit, 'utf8');
-  t.match(xml, /<testsuites name="aap-chaos replay --diff" tests="4" failures="1">/);
+  // The project's one JUnit writer: the same attributes as the report's, the exam's and check's files.
+  t.match(xml, /<testsuites name="aap-chaos replay --diff" tests="4" failures="1" errors="0" skipped="0">/);
+  t.match(xml, /<testsuite name="[^"]*staging\.jsonl against [^"]*" tests="4" failures="1" errors="0" skipped="0">/);
   t.match(xml, /\/body\/result\/message\/parts\/0\/data\/data\/price: recorded \d+, live \d+/);
   t.match(formatDrift(result), /exchange 1 \(SendMessage inventory\.vehicle, .*staging\.jsonl:3\): 2 differences/);
 });

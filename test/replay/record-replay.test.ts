@@ -1,3 +1,4 @@
+// timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // Record the embedded mock dealer through the proxy, then replay it: the same answers with the
 // live ids, SSE events at their recorded gaps, no request header or customer contact on disk,
 // each --on-miss mode, and a scenario's RATE_LIMITED on top of the replay.
@@ -115,22 +116,30 @@ t.test('a replay answers as the dealer did, with the live ids', async (t) => {
 });
 
 /**
- * Each gap of three replayed streams, the median of the three: the buyer, the proxy and the
- * replay share one process here, so one stall on a busy machine would otherwise count as drift.
+ * When each event of three replayed streams arrived, counted from the request's send, the median
+ * of the three: the buyer, the proxy and the replay share one process here, so one stall on a
+ * busy machine would otherwise count as drift.
  */
-async function medianGaps(url: string, first?: { atMs: number }[]): Promise<number[]> {
-  const runs = [first ?? (await streamEvents(url, STREAM('m-1'))), await streamEvents(url, STREAM('m-2')), await streamEvents(url, STREAM('m-3'))].map(
-    (events) => gaps(events.map((e) => e.atMs)),
-  );
-  return runs[0]!.map((_, i) => runs.map((r) => r[i]!).sort((a, b) => a - b)[1]!);
+async function medianArrivals(url: string, first?: { atMs: number }[]): Promise<number[]> {
+  const runs = [first ?? (await streamEvents(url, STREAM('m-1'))), await streamEvents(url, STREAM('m-2')), await streamEvents(url, STREAM('m-3'))];
+  return runs[0]!.map((_, i) => runs.map((r) => r[i]!.atMs).sort((a, b) => a - b)[1]!);
 }
 
-t.test('SSE events keep their recorded gaps, scaled by --speed', async (t) => {
+/**
+ * The replay sends each event at its recorded offset from the request's start, divided by the
+ * speed. So an event never comes before its time (a timer does not fire early, and the buyer's
+ * clock starts before the replay's), and comes at most LATE_MS after it: the lateness a loaded
+ * machine can add to one delivery. Checking arrival times rather than gaps keeps one late event
+ * from counting twice (its own gap long, the next one short).
+ */
+const LATE_MS = 100;
+
+t.test('SSE events keep their recorded offsets, scaled by --speed', async (t) => {
   const recording = await readRecording(file);
-  const recordedGaps = gaps(recording.exchanges[7]!.reply.events!.map((e) => e.offset_ms));
+  const offsets = recording.exchanges[7]!.reply.events!.map((e) => e.offset_ms);
   t.ok(
-    recordedGaps.every((g) => g > GAP_MS / 2),
-    `recorded gaps ${recordedGaps.map(Math.round)} ms`,
+    gaps(offsets).every((g) => g > GAP_MS / 2),
+    `recorded gaps ${gaps(offsets).map(Math.round)} ms`,
   );
 
   const normal = await runtime(t, { target: `replay:${file}` });
@@ -141,14 +150,15 @@ t.test('SSE events keep their recorded gaps, scaled by --speed', async (t) => {
     'every event carries the live id',
   );
   events.forEach((e, i) => t.same(jsonDifferences(asRecorded(recorded.stream[i]!.data), e.data), [], `event ${i + 1} as recorded`));
-  (await medianGaps(normal.url, events)).forEach((g, i) =>
-    t.ok(Math.abs(g - recordedGaps[i]!) <= 20, `speed 1: gap ${Math.round(g)} ms, recorded ${Math.round(recordedGaps[i]!)} ms`),
-  );
+  const onTime = (speed: number, arrivals: number[]) =>
+    arrivals.forEach((at, i) => {
+      const due = offsets[i]! / speed;
+      t.ok(at >= due - 1 && at <= due + LATE_MS, `speed ${speed}: event ${i + 1} at ${Math.round(at)} ms, due at ${Math.round(due)} ms`);
+    });
+  onTime(1, await medianArrivals(normal.url, events));
 
   const fast = await runtime(t, { target: `replay:${file}`, replay: { speed: 2 } });
-  (await medianGaps(fast.url)).forEach((g, i) =>
-    t.ok(Math.abs(g - recordedGaps[i]! / 2) <= 20, `speed 2: gap ${Math.round(g)} ms, half of ${Math.round(recordedGaps[i]!)} ms`),
-  );
+  onTime(2, await medianArrivals(fast.url));
 });
 
 const TOYOTA = (id: number) => skillBody('inventory.search', { filters: { make: ['Toyota'] }, pagination: { limit: 2 } }, id);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ONE_DEALER_CHECK_NAMES as CHECK_NAMES } from '../../src/report/checks/index.js';
+import { DEFAULT_EXAM_CHECK_NAMES as CHECK_NAMES } from '../../src/report/checks/index.js';
 import { buildReport } from '../../src/report/report.js';
 import { ThresholdError } from '../../src/report/thresholds.js';
 import { JournalBuilder, reply } from './journal-builder.js';

@@ -2,7 +2,7 @@
 // dealers a, b and c; and a one-dealer journal, which is graded exactly as before.
 import t from 'tap';
 import { buildReport } from '../../src/report/report.js';
-import { ONE_DEALER_CHECK_NAMES } from '../../src/report/checks/index.js';
+import { DEFAULT_EXAM_CHECK_NAMES } from '../../src/report/checks/index.js';
 import { JournalBuilder, grade, reply } from './journal-builder.js';
 
 const search = (dealer: string) => ({ dealer, method: 'SendMessage' });
@@ -20,7 +20,7 @@ t.test('a one-dealer journal is not graded across dealers', async (t) => {
   j.at(0);
   t.same(
     buildReport(j.entries).checks.map((c) => c.check),
-    [...ONE_DEALER_CHECK_NAMES],
+    [...DEFAULT_EXAM_CHECK_NAMES],
   );
 });
 

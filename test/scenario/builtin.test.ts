@@ -13,6 +13,7 @@ const REPLY_MODIFIERS: readonly string[] = MODIFIER_EFFECTS.filter((k) => k !== 
 const EXPECTED = [
   'activation-required',
   'card-chaos',
+  'card-forgery',
   'demo',
   'flaky-internal',
   'full-gauntlet',

@@ -68,6 +68,13 @@ export const CONFORMANCE_RULES = [
     title: 'a JSONRPC interface',
     rule: 'supportedInterfaces[] has an entry with protocolBinding JSONRPC and a url: JSON-RPC is the only AAP transport.',
   },
+  {
+    id: 'AAP-CARD-007',
+    severity: 'MUST',
+    scope: 'card',
+    title: 'card signatures verify',
+    rule: 'A card that carries signatures carries one that verifies: a JWS whose protected header names alg, kid and typ, over the RFC 8785 canonical card, by a trusted key (A2A v1.0 card signatures; checked by aap-chaos check --card-key).',
+  },
   // Every reply
   {
     id: 'AAP-RPC-001',

@@ -38,6 +38,8 @@ export interface ClientJournal {
   client: string;
   /** The client's JSON-RPC requests in the order they started (agent-card fetches and other GETs left out). */
   requests: readonly JournalEntry[];
+  /** The client's agent-card fetches in the order they started; absent where only JSON-RPC lines are kept (live grading). */
+  cards?: readonly JournalEntry[];
   /** The profile the dealer spoke, when the report was told. */
   profile?: Profile;
   /** The AAP extension URI the dealer requires, when the report was told. */
@@ -56,6 +58,12 @@ export interface Check {
    * (its lines name a dealer); a one-dealer report does not list it.
    */
   acrossDealers?: true;
+  /**
+   * Graded only when a run asks for it (`exam --card-trust`): an exam shows and requires it only
+   * then. The report grades it when `shownBy` finds its condition in the journal (signed cards),
+   * and leaves it out otherwise, as it leaves out the checks across dealers for one dealer.
+   */
+  optIn?: { shownBy(entries: readonly JournalEntry[]): boolean };
   /** The rule being graded, as docs and `--help` state it. */
   rule: string;
   grade(journal: ClientJournal): CheckOutcome;
@@ -64,6 +72,7 @@ export interface Check {
 export const pass = (evidence: string[], explanation: string): CheckOutcome => ({ verdict: 'PASS', evidence: unique(evidence), explanation });
 export const fail = (evidence: string[], explanation: string): CheckOutcome => ({ verdict: 'FAIL', evidence: unique(evidence), explanation });
 export const notExercised = (explanation: string): CheckOutcome => ({ verdict: 'NOT EXERCISED', evidence: [], explanation });
+export const notApplicable = (explanation: string): CheckOutcome => ({ verdict: 'NOT APPLICABLE', evidence: [], explanation });
 
 function unique(ids: string[]): string[] {
   return [...new Set(ids)];

@@ -18,6 +18,7 @@ import { payloadByTypeCheck } from './payload-by-type.js';
 import { isolationCheck } from './isolation.js';
 import { noDuplicateLeadCheck } from './no-duplicate-lead.js';
 import { slowDealerCheck } from './slow-dealer.js';
+import { cardTrustCheck } from './card-trust.js';
 
 export const CHECK_NAMES = [
   'retry-after',
@@ -31,6 +32,7 @@ export const CHECK_NAMES = [
   'validation-fix',
   'fresh-key',
   'payload-by-type',
+  'card-trust',
   'isolation',
   'no-duplicate-lead',
   'slow-dealer',
@@ -49,6 +51,7 @@ export const CHECKS: Readonly<Record<CheckName, Check>> = {
   'validation-fix': validationFixCheck,
   'fresh-key': freshKeyCheck,
   'payload-by-type': payloadByTypeCheck,
+  'card-trust': cardTrustCheck,
   isolation: isolationCheck,
   'no-duplicate-lead': noDuplicateLeadCheck,
   'slow-dealer': slowDealerCheck,
@@ -56,5 +59,8 @@ export const CHECKS: Readonly<Record<CheckName, Check>> = {
 
 /** The checks a journal of one dealer is graded by: all but those across dealers. */
 export const ONE_DEALER_CHECK_NAMES: readonly CheckName[] = CHECK_NAMES.filter((name) => !CHECKS[name].acrossDealers);
+
+/** The checks an exam of one dealer requires unless asked for more: all but the opt-in ones (card-trust). */
+export const DEFAULT_EXAM_CHECK_NAMES: readonly CheckName[] = ONE_DEALER_CHECK_NAMES.filter((name) => !CHECKS[name].optIn);
 
 export type { Check, CheckOutcome, ClientJournal, Verdict } from './check.js';

@@ -7,15 +7,25 @@
 import type { JournalEntry } from '../../journal/entry.js';
 import type { Check, CheckOutcome, ClientJournal } from './check.js';
 
-export function gradePerDealer(check: Check, journal: ClientJournal): CheckOutcome {
+function groupByDealer(lines: readonly JournalEntry[]): Map<string, JournalEntry[]> {
   const byDealer = new Map<string, JournalEntry[]>();
-  for (const e of journal.requests) {
+  for (const e of lines) {
     const key = e.dealer ?? '';
     let list = byDealer.get(key);
     if (list === undefined) byDealer.set(key, (list = []));
     list.push(e);
   }
-  const graded = [...byDealer].map(([dealer, requests]) => ({ dealer, outcome: check.grade({ ...journal, requests }) }));
+  return byDealer;
+}
+
+export function gradePerDealer(check: Check, journal: ClientJournal): CheckOutcome {
+  const byDealer = groupByDealer(journal.requests);
+  const cardsByDealer = groupByDealer(journal.cards ?? []);
+  for (const dealer of cardsByDealer.keys()) if (!byDealer.has(dealer)) byDealer.set(dealer, []);
+  const graded = [...byDealer].map(([dealer, requests]) => ({
+    dealer,
+    outcome: check.grade({ ...journal, requests, cards: cardsByDealer.get(dealer) ?? [] }),
+  }));
   const pick = (verdict: CheckOutcome['verdict']) => graded.filter((g) => g.outcome.verdict === verdict);
   const decisive = pick('FAIL').length > 0 ? pick('FAIL') : pick('PASS');
   if (decisive.length === 0) return graded[0]!.outcome;
