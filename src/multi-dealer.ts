@@ -4,6 +4,7 @@
  * put behind one DealerRouter. runtime.ts calls this when either option is given; a run with
  * `--target` (or neither) keeps its one proxy.
  */
+import { displayUrl } from './common/display-url.js';
 import { startMockDealer, type RunningMockDealer } from './mock/server.js';
 import type { MockDealerOptions } from './mock/dealer.js';
 import type { ListenerTimeouts } from './http/listener-limits.js';
@@ -36,7 +37,7 @@ export async function startDealers(
 ): Promise<DealerTarget[]> {
   if (opts.target !== undefined)
     throw new OptionError(
-      `--dealer / --mock-dealers: cannot be combined with --target ${JSON.stringify(opts.target)} (give that dealer a name: --dealer NAME=${opts.target})`,
+      `--dealer / --mock-dealers: cannot be combined with --target ${JSON.stringify(displayUrl(opts.target))} (give that dealer a name: --dealer NAME=${displayUrl(opts.target)})`,
     );
   const named = opts.dealers ?? [];
   const count = opts.mockDealers ?? 0;

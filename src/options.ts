@@ -9,6 +9,7 @@
  */
 import type { JWK } from 'jose';
 import { displayUrl } from './common/display-url.js';
+import { isSecretHeaderName } from './protocol/secret-text.js';
 
 /** A value that cannot be used; the message names the flag or option and the value. */
 export class OptionError extends Error {
@@ -44,7 +45,7 @@ export interface FlagSpec {
 export interface OptionSpec extends FlagSpec {
   /** Turns a given value into the option's value, or throws a problem phrase (see `invalid`). */
   parse: Parse;
-  /** How a refused value is quoted, when it may hold a secret (a Redis URL's password). */
+  /** How a refused value (or the one item of a list at fault) is quoted, when it may hold a secret (a URL's credentials). */
   shown?: (value: string) => string;
 }
 
@@ -75,15 +76,31 @@ const TTL = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
- * A time to live (`?ttl=`, `--max-ttl`): "15m", "1h", "90s", "500ms" or a number of milliseconds,
- * above zero. Throws an Error whose message is the problem phrase (the caller names the flag or
- * parameter).
+ * The longest time to live: 30 days. A runtime change meant to outlive a month is a baseline, not
+ * an experiment; and a bound keeps every expiry time a date (`?ttl=99999999999h` once made every
+ * /status answer 500, in every replica, for good).
  */
-export function ttlMs(value: unknown): number {
+export const MAX_TTL_MS = 30 * 24 * 3_600_000;
+/** setTimeout's longest delay (about 24.8 days): a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+const LONGEST_TIMER = `${Math.floor(MAX_TIMER_MS / 3_600_000)}h, the longest a timer can wait`;
+
+/** "15m", "1h", "90s", "500ms" or a number of milliseconds, above zero and at most `max`; `what` names the bound. */
+function durationUpTo(value: unknown, max: number, what: string): number {
   const m = typeof value === 'string' ? TTL.exec(value.trim()) : null;
   const ms = typeof value === 'number' ? value : m ? Number(m[1]) * UNIT_MS[m[2] ?? 'ms']! : NaN;
-  if (!Number.isFinite(ms) || ms <= 0) throw new Error('is not a duration above zero (use e.g. 15m, 1h, 90s or 500ms)');
+  if (Number.isNaN(ms) || ms <= 0) throw new Error('is not a duration above zero (use e.g. 15m, 1h, 90s or 500ms)');
+  if (!(ms <= max)) throw new Error(`is longer than ${what}`);
   return ms;
+}
+
+/**
+ * A time to live (`?ttl=`, `--max-ttl`, `ctl --ttl`, the library's `ttlMs`): above zero and at
+ * most MAX_TTL_MS. Throws an Error whose message is the problem phrase (the caller names the flag
+ * or parameter).
+ */
+export function ttlMs(value: unknown): number {
+  return durationUpTo(value, MAX_TTL_MS, `${MAX_TTL_MS / 3_600_000}h (30 days), the longest time to live`);
 }
 
 /** A whole number from `min` to `max`, given as a number or as digits; `what` names the range in the refusal. */
@@ -97,26 +114,41 @@ export function wholeNumber(min: number, max: number, what: string): (value: unk
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/;
 
-/** "30s", "500ms", "2m", or a number of milliseconds (a number from the library, a string from the shell). */
+/**
+ * "30s", "500ms", "2m", or a number of milliseconds (a number from the library, a string from the
+ * shell), at most what a timer can wait: a longer one would fire at once (a --drain-timeout of
+ * 99999999999999 drained nothing).
+ */
 export function parseDurationMs(value: unknown): number {
+  let ms: number;
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value < 0) return invalid('is not a duration (a number of milliseconds ≥ 0)');
-    return value;
+    ms = value;
+  } else {
+    const m = typeof value === 'string' ? DURATION.exec(value.trim()) : null;
+    if (!m) return invalid('is not a duration (use e.g. 30s, 500ms or a number of milliseconds)');
+    const n = Number(m[1]);
+    ms = m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
   }
-  const m = typeof value === 'string' ? DURATION.exec(value.trim()) : null;
-  if (!m) return invalid('is not a duration (use e.g. 30s, 500ms or a number of milliseconds)');
-  const n = Number(m[1]);
-  return m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
+  return ms <= MAX_TIMER_MS ? ms : invalid(`is longer than ${LONGEST_TIMER}`);
 }
 
-/** A duration above zero: "15m", "1h", "90s", "500ms" or a number of milliseconds. */
-export function positiveDuration(value: unknown): number {
-  try {
-    return ttlMs(value);
-  } catch (e) {
-    return invalid((e as Error).message);
-  }
+/** Turns the Error of a duration reader into the refusal of an option. */
+function asOption(read: (value: unknown) => number): (value: unknown) => number {
+  return (value) => {
+    try {
+      return read(value);
+    } catch (e) {
+      return invalid((e as Error).message);
+    }
+  };
 }
+
+/** A duration above zero that a timer can wait: "15m", "1h", "90s", "500ms" or a number of milliseconds. */
+export const positiveDuration = asOption((value) => durationUpTo(value, MAX_TIMER_MS, LONGEST_TIMER));
+
+/** `--max-ttl`: a time to live. */
+const maxTtl = asOption(ttlMs);
 
 function text(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') return invalid('is not a non-empty string');
@@ -189,6 +221,22 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function headerName(value: unknown): string {
   return typeof value === 'string' && HEADER_NAME.test(value) ? value : invalid('is not an HTTP header name');
+}
+
+/** The session header: its value becomes the session id in every sink, so it may not carry a secret. */
+function sessionHeaderName(value: unknown): string {
+  const name = headerName(value);
+  if (isSecretHeaderName(name))
+    return invalid(
+      'is a header whose value is a secret (a credential, cookie or token): its value would be written as the session id into the journal, /events, the report and Redis key names; use a header of its own, e.g. x-aap-chaos-session',
+    );
+  return name;
+}
+
+/** Why `sessionHeader` cannot name a session, given the --redact-header names; undefined when it can. */
+export function sessionHeaderRefusal(sessionHeader: string | undefined, redactHeaders: readonly string[] | undefined): string | undefined {
+  if (sessionHeader === undefined || !redactHeaders?.some((h) => h.toLowerCase() === sessionHeader.toLowerCase())) return undefined;
+  return `--session-header: "${sessionHeader}" is named by --redact-header, so its value is a secret: it would be written as the session id into every sink; use a header of its own`;
 }
 
 /** Header names, one or a list (a repeated flag). */
@@ -290,6 +338,7 @@ export const RUN_OPTIONS = {
     type: 'string',
     describe: 'dealer agent base URL, or replay:FILE (a dealer answering from a recording); without it the embedded mock dealer is used',
     parse: dealerTarget,
+    shown: displayUrl,
   },
   dealers: {
     flag: 'dealer',
@@ -297,6 +346,7 @@ export const RUN_OPTIONS = {
     array: true,
     describe: 'several dealers behind one proxy: NAME=URL, repeatable; each is reached under /d/NAME/ (not with --target)',
     parse: dealerList,
+    shown: displayUrl,
   },
   mockDealers: {
     flag: 'mock-dealers',
@@ -440,8 +490,8 @@ export const RUN_OPTIONS = {
     flag: 'session-header',
     type: 'string',
     default: 'x-aap-chaos-session',
-    describe: 'request header that names a session (its own rule state, journal and report)',
-    parse: headerName,
+    describe: 'request header that names a session (its own rule state, journal and report); never a secret header',
+    parse: sessionHeaderName,
   },
   maxBodyBytes: {
     flag: 'max-body',
@@ -491,6 +541,7 @@ export const RUN_OPTIONS = {
     type: 'string',
     describe: 'OTLP/HTTP collector URL for a span per exchange (/v1/traces is added; or OTEL_EXPORTER_OTLP_ENDPOINT)',
     parse: httpUrl,
+    shown: displayUrl,
   },
   observe: {
     flag: 'observe',
@@ -516,8 +567,8 @@ export const RUN_OPTIONS = {
   maxTtlMs: {
     flag: 'max-ttl',
     type: 'string',
-    describe: 'longest time to live of a runtime change (e.g. 1h); with it, a change without ?ttl= gets this one',
-    parse: positiveDuration,
+    describe: 'longest time to live of a runtime change (e.g. 1h; 720h at most); with it, a change without ?ttl= gets this one',
+    parse: maxTtl,
   },
   auditFile: {
     flag: 'audit',
@@ -647,6 +698,7 @@ export const REPLAY_OPTIONS = {
     type: 'string',
     describe: 'the live dealer: where --on-miss pass forwards, and what --diff compares against',
     parse: httpUrl,
+    shown: displayUrl,
   },
 } as const satisfies Record<string, OptionSpec>;
 
@@ -670,8 +722,8 @@ export function checkOption<S extends Checked>(spec: S, name: string, value: unk
   try {
     return spec.parse(value) as ReturnType<S['parse']>;
   } catch (e) {
-    const quoted =
-      spec.shown && typeof value === 'string' ? JSON.stringify(spec.shown(value)) : describeValue(e instanceof Invalid && e.item ? e.item.value : value);
+    const refused = e instanceof Invalid && e.item ? e.item.value : value;
+    const quoted = spec.shown && typeof refused === 'string' ? JSON.stringify(spec.shown(refused)) : describeValue(refused);
     if (e instanceof Invalid) throw new OptionError(`${label(spec, name, origin)}: ${quoted} ${e.problem}`);
     throw e;
   }

@@ -37,10 +37,14 @@ const byObject = new WeakMap<object, CapturedReply>();
 const recent: { reply: CapturedReply; chars: number }[] = [];
 let recentChars = 0;
 
-/** Keeps a reply; `keys` are objects the SDK will hold on to (parsed `error.data`, a thrown SyntaxError). */
-export function keepReply(reply: CapturedReply, keys: object[] = []): void {
+/**
+ * Keeps a reply; `keys` are objects the SDK will hold on to (parsed `error.data`, a thrown
+ * SyntaxError); `weight`, in characters, is what the reply holds when more than its texts (a
+ * parsed error member weighs its body's length), so MAX_RECENT_CHARS bounds what is kept.
+ */
+export function keepReply(reply: CapturedReply, keys: object[] = [], weight?: number): void {
   for (const key of keys) byObject.set(key, reply);
-  const chars = (reply.errorText?.length ?? 0) + (reply.bodyStart?.length ?? 0);
+  const chars = Math.max(weight ?? 0, (reply.errorText?.length ?? 0) + (reply.bodyStart?.length ?? 0));
   recent.push({ reply, chars });
   recentChars += chars;
   while (recent.length > MAX_RECENT || recentChars > MAX_RECENT_CHARS) recentChars -= recent.shift()!.chars;

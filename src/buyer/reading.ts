@@ -71,10 +71,15 @@ export function boundedMessage(text: string, notFound: NotFound[]): string {
   return `${text.slice(0, MAX_MESSAGE_CHARS)}…`;
 }
 
-/** A non-negative, finite number of milliseconds, rounded up; anything else is no hint. */
+/**
+ * A non-negative, finite number of milliseconds, rounded up; anything else is no hint. A hint past
+ * what a number of milliseconds can hold (`retry_after_seconds: 1e308` is Infinity once scaled) is
+ * read as the longest safe integer: still "wait longer than anyone will", never Infinity, which a
+ * timer would read as "at once".
+ */
 export function hintMs(value: unknown, scale = 1): number | undefined {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return undefined;
-  return Math.ceil(value * scale);
+  return Math.min(Math.ceil(value * scale), Number.MAX_SAFE_INTEGER);
 }
 
 /** An HTTP `Retry-After` value (delta-seconds or an HTTP date) in ms from `now`. */

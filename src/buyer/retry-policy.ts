@@ -5,7 +5,7 @@
  *   (`baseDelayMs`·2^(attempt-1), capped at `maxDelayMs`) with jitter; a lead.submit is resent
  *   with the same `idempotency_key` (and is not resent at all without one);
  * - `activate` an extension, then retry: only after -32008, only for a URI the buyer says it
- *   implements, and only once;
+ *   implements, only once, and only in `A2A-Extensions`;
  * - `fix` the listed fields: a non-retryable validation error whose failures the dealer listed;
  * - `stop`: non-retryable errors, an exhausted attempt bound, a hint longer than the buyer will wait.
  *
@@ -90,7 +90,12 @@ export function retryPolicy(options: RetryPolicyOptions = {}): RetryPolicy {
         if (uri === undefined) return { action: 'stop', reason: 'extension required, but the dealer did not name it' };
         if (!supported.has(uri)) return { action: 'stop', reason: `the dealer requires ${uri}, which this buyer does not implement` };
         if (context.activeExtensions?.includes(uri)) return { action: 'stop', reason: `${uri} was already active and the dealer still asks for it` };
-        return { action: 'activate', extensionUri: uri, header: reading.requiredHeader ?? EXTENSIONS_HEADER, reason: `activate ${uri}` };
+        // The dealer's header name is never passed on: a buyer that set whatever header a dealer
+        // names could be made to overwrite its Authorization or Cookie with an extension URI.
+        const named = reading.requiredHeader;
+        if (named !== undefined && named.toLowerCase() !== EXTENSIONS_HEADER.toLowerCase())
+          return { action: 'stop', reason: `the dealer asks for ${uri} in header ${JSON.stringify(named.slice(0, 64))}; extensions are activated in ${EXTENSIONS_HEADER} only` };
+        return { action: 'activate', extensionUri: uri, header: EXTENSIONS_HEADER, reason: `activate ${uri}` };
       }
 
       if (!reading.retryable) {

@@ -3,6 +3,7 @@
  * sends a few dozen requests at most (under 30 s in all), runs every reply through the
  * conformance module and grades each rule PASS, FAIL or NOT CHECKED with the wire evidence.
  */
+import { displayUrl } from '../common/display-url.js';
 import { AGENT_CARD_PATH, findAapExtension } from '../protocol/agent-card.js';
 import { AAP_SKILLS, A2A_VERSION, extensionUriForProfile, type AapSkill, type Profile } from '../protocol/codes.js';
 import { CONFORMANCE_RULES, appliesUnder, checkCard, checkReply, type ConformanceRule, type Finding, type Severity } from '../protocol/conformance/index.js';
@@ -216,7 +217,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
     target = new URL(opts.target);
     if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new TypeError(`--target: "${opts.target}" is not an http(s) URL`);
+    throw new TypeError(`--target: "${displayUrl(opts.target)}" is not an http(s) URL`);
   }
   // Read before anything is sent: keys that cannot be had end the run with exit 2.
   const cardKeys = opts.cardKey === undefined ? undefined : await cardKeysFrom(opts.cardKey, target);
@@ -282,15 +283,15 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
     for (let i = 0; i < calls && !limited && !prober.outOfTime; i++) limited = isRateLimited(await run(RATE_LIMIT_PROBE));
     if (!limited) notes.push(`no RATE_LIMITED after ${calls} calls`);
   }
-  if (!reached) throw new TargetUnreachableError(`cannot reach the dealer at ${target.href}: ${prober.wire.find((w) => w.failure)?.failure ?? 'no reply'}`);
+  if (!reached) throw new TargetUnreachableError(`cannot reach the dealer at ${displayUrl(target.href)}: ${prober.wire.find((w) => w.failure)?.failure ?? 'no reply'}`);
   if (prober.outOfTime) notes.push('the time budget ran out before every probe was sent');
 
   const rules = gradeRules(prober.findings, profile, opts.probeRateLimit === true, cardSignatures);
   const must_fail = rules.filter((r) => r.verdict === 'FAIL' && r.severity === 'MUST').length;
   const count = (v: RuleVerdict) => rules.filter((r) => r.verdict === v).length;
   return {
-    target: target.href,
-    rpc_url: rpcUrl,
+    target: displayUrl(target.href),
+    rpc_url: displayUrl(rpcUrl),
     profile,
     profile_origin: profileOrigin,
     extension_uri: extensionUri,

@@ -2,7 +2,8 @@
  * `aap-chaos ctl`: a shell front for the admin API, for scripted QA sessions.
  * Each verb is one call; the answer is printed for a person (journal lines stay JSON).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readScenarioFileText } from '../scenario/file-text.js';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Argv } from 'yargs';
@@ -166,12 +167,15 @@ const VERBS: Record<Verb, (call: VerbCall) => Promise<void>> = {
 
 /** A file is read here and sent as it is; a bare name asks the instance for its built-in. */
 async function scenarioBody(ref: string): Promise<AdminBody> {
-  const isFile = await stat(ref).then(
-    (s) => s.isFile(),
+  // Anything at the path is read as a file (a FIFO, a directory or an oversized file is refused, naming it).
+  const exists = await stat(ref).then(
+    () => true,
     () => false,
   );
-  if (isFile) {
-    const text = await readFile(ref, 'utf8');
+  if (exists) {
+    const read = await readScenarioFileText(ref);
+    if (!read.ok) throw new AdminCallError(`${ref}: ${read.message}`);
+    const { text } = read;
     // Checked here first, with the same loader the instance uses, so every problem names FILE:line.
     // Loaded only here: compiling the schema would slow every other verb's start.
     const { formatProblem, loadScenarioText } = await import('../scenario/load.js');

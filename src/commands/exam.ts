@@ -36,7 +36,7 @@ base URLs in AAP_DEALER_URLS); AAP_CHAOS_SCENARIO, AAP_CHAOS_ADMIN_URL and AAP_C
   --slow-dealer-budget DURATION
                        with one dealer slow, how long the buyer may run before slow-dealer fails (default 10s)
   --timeout DURATION   how long one buyer run may take, then its process group is stopped (default 60s)
-  --seeds N            run each scenario under N seeds; verdicts that differ are FLAKY (default 1)
+  --seeds N            run each scenario under N seeds (1-1000); verdicts that differ are FLAKY (default 1)
   --seed N             the first seed (default: the scenario's own, else 1)
   --repeat K           run each scenario and seed K times (a buyer that is not deterministic on its
                        own); with --seeds or --repeat the scorecard shows pass^k and pass@1 per check
@@ -53,7 +53,7 @@ base URLs in AAP_DEALER_URLS); AAP_CHAOS_SCENARIO, AAP_CHAOS_ADMIN_URL and AAP_C
                        agent cards it serves, the buyer gets the proxy's JWKS in AAP_CARD_JWKS_URL,
                        the built-in card-forgery joins the battery (a tampered, then an unsigned
                        card) and card-trust becomes a required check
-  --parallel N         runs side by side, each on its own proxy (default 1)
+  --parallel N         runs side by side (1-64), each on its own proxy (default 1)
   --profile P          auto | 1.3 | 2.0 (default: the scenario's, else auto)
   --require-exit-0     a buyer exit code other than 0 is a FAIL
   --allow-incomplete   exit 0 (not 3) when nothing failed but some check was never exercised
@@ -80,14 +80,19 @@ export interface ExamIo {
 class UsageError extends Error {}
 
 const atLeastOne = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of 1 or more');
+/** Runs per scenario are planned up front: seeds × repeats of them must fit in memory, and in a day. */
+const MAX_TRIALS = 1000;
+/** Each parallel run is a proxy, a mock dealer and a buyer process at once. */
+const MAX_PARALLEL = 64;
+const MAX_SEED = 2 ** 31 - 1;
 
 /** The exam's values, each checked by a shared parser: the refusal names the flag as every command's does. */
 const EXAM_VALUES = {
-  seeds: { flag: 'seeds', parse: atLeastOne },
-  parallel: { flag: 'parallel', parse: atLeastOne },
-  repeat: { flag: 'repeat', parse: atLeastOne },
+  seeds: { flag: 'seeds', parse: wholeNumber(1, MAX_TRIALS, `a whole number from 1 to ${MAX_TRIALS}`) },
+  parallel: { flag: 'parallel', parse: wholeNumber(1, MAX_PARALLEL, `a whole number from 1 to ${MAX_PARALLEL} (each run is a proxy, a mock dealer and a buyer)`) },
+  repeat: { flag: 'repeat', parse: wholeNumber(1, MAX_TRIALS, `a whole number from 1 to ${MAX_TRIALS}`) },
   shrinkBudget: { flag: 'shrink-budget', parse: atLeastOne },
-  seed: { flag: 'seed', parse: wholeNumber(0, 2 ** 31 - 1, 'a whole number from 0 to 2147483647') },
+  seed: { flag: 'seed', parse: wholeNumber(0, MAX_SEED, `a whole number from 0 to ${MAX_SEED}`) },
   timeoutMs: { flag: 'timeout', parse: positiveDuration },
   slowDealerBudgetMs: { flag: 'slow-dealer-budget', parse: positiveDuration },
   target: RUN_OPTIONS.target,
@@ -173,6 +178,10 @@ export function parseExamArgs(argv: string[]): ExamCommandOptions | ListRequest 
   if (target !== undefined && (dealers !== undefined || mockDealers !== undefined))
     throw new UsageError('--target and --dealer / --mock-dealers exclude each other (name that dealer: --dealer NAME=URL)');
   const slowBudget = value('slowDealerBudgetMs', values['slow-dealer-budget']);
+  const seeds = value('seeds', values.seeds) ?? 1;
+  const seed = value('seed', values.seed);
+  if (seed !== undefined && seed + seeds - 1 > MAX_SEED)
+    throw new UsageError(`--seed ${seed} --seeds ${seeds}: the last seed would be ${seed + seeds - 1}, past ${MAX_SEED}`);
   return {
     command,
     scenarios: values.scenarios,
@@ -182,8 +191,8 @@ export function parseExamArgs(argv: string[]): ExamCommandOptions | ListRequest 
     mockDealers,
     ...(slowBudget !== undefined ? { thresholds: { slow_dealer_budget_ms: slowBudget } } : {}),
     timeoutMs: value('timeoutMs', values.timeout) ?? 60_000,
-    seeds: value('seeds', values.seeds) ?? 1,
-    seed: value('seed', values.seed),
+    seeds,
+    seed,
     parallel: value('parallel', values.parallel) ?? 1,
     repeat: value('repeat', values.repeat) ?? 1,
     shrinkBudget: values.shrink || values['shrink-budget'] !== undefined ? (value('shrinkBudget', values['shrink-budget']) ?? 30) : undefined,

@@ -3,7 +3,8 @@
  * (when it runs a proxy of its own) both start. Light on purpose: the runtime is loaded only by
  * the command that starts it.
  */
-import { readFileSync } from 'node:fs';
+import { readRegularFile } from '../common/regular-file.js';
+import { MAX_PEM_BYTES } from '../proxy/tls.js';
 import type { MOCK_OPTIONS, OptionValues, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS } from '../options.js';
 import type { RuntimeOptions } from '../runtime.js';
 import type { CommandIo } from './flags.js';
@@ -34,11 +35,9 @@ export function proxyRuntimeOptions(
 
 /** --ca FILE: read once at start; a missing or unreadable file is a usage error naming the flag. */
 function readCaFile(file: string, io: CommandIo): string {
-  try {
-    const pem = readFileSync(file, 'utf8');
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) io.fail(`--ca: ${file} holds no PEM certificate ("-----BEGIN CERTIFICATE-----")`);
-    return pem;
-  } catch (e) {
-    io.fail(`--ca: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const read = readRegularFile(file, { maxBytes: MAX_PEM_BYTES, what: 'a PEM file' });
+  if (!read.ok) io.fail(`--ca: ${file}: ${read.message}`);
+  const pem = read.bytes.toString('utf8');
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) io.fail(`--ca: ${file} holds no PEM certificate ("-----BEGIN CERTIFICATE-----")`);
+  return pem;
 }

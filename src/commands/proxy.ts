@@ -18,7 +18,7 @@ export const PROXY_FLAGS = {
     type: 'string',
     nargs: 1,
     default: '1',
-    describe: 'worker processes behind the one proxy port (more than 1 needs --state redis://… unless the scenario keeps no state)',
+    describe: 'worker processes behind the one proxy port (more than 1 needs --state redis://…, so that one lever and one scenario reach every worker)',
     parse: wholeNumber(1, 256, 'a number of workers from 1 to 256'),
   },
   ca: { flag: 'ca', type: 'string', describe: 'PEM file of CA certificates to trust for an https:// target' },

@@ -151,6 +151,8 @@ async function handleRequest(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  // Every answer holds what a shared cache must not keep: the journal, the report, who did what.
+  res.setHeader('cache-control', 'no-store');
   try {
     const refusal = adminRequestRefusal(req, guard);
     if (refusal) throw new ApiError(refusal.status, refusal.message);

@@ -2,6 +2,7 @@
  * An instance as lines a person reads: its status, each rule, each journal line or event. `ctl`
  * prints them on a terminal and `aap-chaos mcp` puts them in its tools' text summaries.
  */
+import { UNSAFE_TEXT, UNSAFE_TEXT_KEEPING_LINES } from '../common/safe-text.js';
 import type { RuleStatus } from '../engine/decision.js';
 import type { JournalEntry } from '../journal/entry.js';
 import type { VerdictEvent } from '../observe/live-grader.js';
@@ -45,10 +46,8 @@ export function statusLines(s: RuntimeStatus): string[] {
  * hide text on the operator's terminal. JSON text stays valid JSON (the escapes are JSON's own).
  */
 export function terminalSafe(text: string, keepLineBreaks = true): string {
-  return text.replace(keepLineBreaks ? UNSAFE_KEEPING_LINES : UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(keepLineBreaks ? UNSAFE_TEXT_KEEPING_LINES : UNSAFE_TEXT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_KEEPING_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** One readable line per request: time, method, skill, rule, effect, status, duration; always one line. */
 export function eventLine(message: JournalEntry | DroppedNotice | ChangeNotice | VerdictEvent): string {

@@ -4,7 +4,7 @@
  * entry whose requirement now passes everywhere it covers is STALE and fails the exam, so a
  * baseline can only shrink. Problems in the file name it with the line of the entry at fault.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../common/regular-file.js';
 import { LineCounter, parseDocument, isMap, isSeq, stringify, type Node } from 'yaml';
 import { CHECK_NAMES, CHECKS, type CheckName } from '../report/checks/index.js';
 import type { BaselineOutcome, ExamCheck, Scorecard } from './scorecard.js';
@@ -38,14 +38,9 @@ export function checkOfRequirement(id: string): CheckName | undefined {
 
 /** Reads and checks a baseline against the requirement ids and the scenarios of this exam. */
 export async function loadBaseline(file: string, scenarios: readonly string[]): Promise<Baseline> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new BaselineError(`--baseline: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  if (Buffer.byteLength(text) > MAX_BYTES) throw new BaselineError(`--baseline: ${file} is larger than ${MAX_BYTES} bytes`);
-  return parseBaseline(file, text, scenarios);
+  const read = readRegularFile(file, { maxBytes: MAX_BYTES, what: 'a baseline' });
+  if (!read.ok) throw new BaselineError(`--baseline: ${file}: ${read.message}`);
+  return parseBaseline(file, read.bytes.toString('utf8'), scenarios);
 }
 
 export function parseBaseline(file: string, text: string, scenarios: readonly string[]): Baseline {

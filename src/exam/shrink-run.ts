@@ -2,7 +2,7 @@
  * `--shrink`: for each FAILed check of a run, the buyer re-run with the faults that fired in it
  * pinned to the requests they hit; a FAIL the full set does not bring back is not reproducible
  * (the buyer is flaky) and is not shrunk; otherwise ddmin finds a 1-minimal set within the budget
- * and writes it as repro/<scenario>-<check>-seed<N>.yaml.
+ * and writes it as repro/<scenario>-<check>-seed<N>.yaml (the scenario's name made a plain file name).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -30,6 +30,16 @@ export interface Reproducer {
   command?: string;
 }
 
+/**
+ * A reproducer's name, which is also its file's name under repro/: the scenario's own name is text
+ * from a scenario file (`scenario: ../../pwned` once wrote outside repro/), so only letters, digits,
+ * `.`, `_` and `-` are kept, no leading dot or dash, at most 80 characters of it.
+ */
+export function reproducerName(scenario: string, check: string, seed: number): string {
+  const plain = scenario.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(0, 80) || 'scenario';
+  return `${plain}-${check}-seed${seed}`;
+}
+
 const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
 
 export async function shrinkFailures(
@@ -46,7 +56,7 @@ export async function shrinkFailures(
     if (b === undefined || b.twinOf !== undefined) continue;
     for (const check of Object.keys(run.verdicts) as ExamCheck[]) {
       if (run.verdicts[check] !== 'FAIL') continue;
-      const name = `${run.scenario}-${check}-seed${run.seed}`;
+      const name = reproducerName(run.scenario, check, run.seed);
       const all = firingsOf(run.journal, b.scenario.rules ?? []);
       const fails = async (subset: Firing[]) => {
         const scenario = pinnedScenario(b.scenario, name, run.seed, subset);

@@ -33,10 +33,11 @@ export async function startFleetCommand(
     return 'replica';
   }
   if (workers <= 1) return 'replica';
+  const refusal = workersRefusal(workers, stateUrlOf(opts.state, process.env));
+  if (refusal) io.fail(refusal);
+  // A bad scenario is one message from the primary, not one per worker.
   const loaded = opts.scenario !== undefined ? await loadScenarioInput(opts.scenario) : undefined;
   if (loaded && !loaded.ok) io.fail(new ScenarioRejectedError(loaded.problems.map(formatProblem)).message);
-  const refusal = workersRefusal(workers, stateUrlOf(opts.state, process.env), loaded?.ok ? loaded.scenario : undefined);
-  if (refusal) io.fail(refusal);
   runPrimary(workers, opts.replicaId, io.out);
   return 'primary';
 }

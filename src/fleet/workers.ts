@@ -1,13 +1,11 @@
 /**
  * `--workers N`: N worker processes behind one listening port (node:cluster; the primary hands
  * connections out in turn). Each worker is a replica of the fleet, named after the primary's
- * replica id, and shares state through the same store, so with the memory store more than one
- * worker is refused unless the scenario keeps no state.
+ * replica id, and shares state through the same store, so without Redis more than one worker is
+ * refused.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { hostname } from 'node:os';
-import type { Scenario } from '../scenario/types.generated.js';
-import { statefulParts } from '../engine/rule-state.js';
 
 const WORKER_INDEX_ENV = 'AAP_CHAOS_WORKER';
 const REPLICA_BASE_ENV = 'AAP_CHAOS_REPLICA_BASE';
@@ -16,12 +14,15 @@ const MAX_REPLACEMENTS = 3;
 /** How long a worker that was asked to stop may take before it is killed. */
 const STOP_GRACE_MS = 10_000;
 
-/** Why --workers N cannot run with the memory store, or undefined when it can. */
-export function workersRefusal(workers: number, stateUrl: string | undefined, scenario: Scenario | undefined): string | undefined {
-  if (workers <= 1 || stateUrl !== undefined || scenario === undefined) return undefined;
-  const parts = statefulParts(scenario);
-  if (parts === undefined) return undefined;
-  return `--workers ${workers}: scenario ${scenario.scenario ?? 'unnamed'} keeps state (${parts}), which each worker would count alone with the memory store; use --state redis://host:port/db (or AAP_CHAOS_STATE), or --workers 1`;
+/**
+ * Why --workers N cannot run, or undefined when it can: more than one worker needs a shared store.
+ * An admin call reaches one worker, so without Redis a lever pull, a scenario swap, dry run or a
+ * rule switch would change that worker alone while the others went on injecting: "one stop" would
+ * stop one process in N. With Redis every worker follows the fleet's lever and scenario.
+ */
+export function workersRefusal(workers: number, stateUrl: string | undefined): string | undefined {
+  if (workers <= 1 || stateUrl !== undefined) return undefined;
+  return `--workers ${workers} needs --state redis://host:port/db (or AAP_CHAOS_STATE): without it an admin call (the lever, a scenario, dry run, a rule switch) would reach one worker of ${workers}; for one machine, start redis-server --port 6390 --save '' and add --state redis://127.0.0.1:6390/0, or use --workers 1`;
 }
 
 /** In a worker: its 1-based index, else undefined. */

@@ -13,7 +13,7 @@ import type { Profile } from '../protocol/codes.js';
 import type { CardSignatureState } from '../protocol/card-signature.js';
 import { requiredExtensionUri, type ReplyBodyKind } from '../protocol/reply-kind.js';
 import { decideOutcome, type LostReply } from './outcome.js';
-import { redactContactsIn } from './contact-redaction.js';
+import { knownValuesOf, redactContactsIn } from '../protocol/secret-text.js';
 
 /** JSON with object keys sorted, so equal data hashes equally whatever the key order. */
 function canonicalJson(value: unknown): string {
@@ -187,6 +187,8 @@ export interface RequestCircumstances {
   haltedBy?: string;
   /** The dealer served, when one proxy fronts several. */
   dealer?: string;
+  /** Header names whose values are secrets besides the usual ones (--redact-header): looked for in a dealer's error by value. */
+  secretHeaders?: readonly string[];
 }
 
 /** Past this many bytes an error's `data` is left out of the journal line. */
@@ -324,8 +326,9 @@ export function buildJournalEntry(request: ClassifiedRequest, decision: DecidedF
     if (typeof retryAfter === 'number') entry.retry_after_ms = retryAfter;
     if (summary.listedProblems !== undefined) entry.listed_problems = summary.listedProblems;
     const kept = boundedReplyError(reply.error);
-    // The dealer's own words may echo a customer's contact or the buyer's token; the proxy's and the rules' never do.
-    entry.reply_error = reply.source === 'dealer' ? (redactContactsIn(kept) as ReplyErrorRecord) : kept;
+    // The dealer's own words may echo a customer's contact or the buyer's token, under any name; the proxy's and the rules' never do.
+    entry.reply_error =
+      reply.source === 'dealer' ? (redactContactsIn(kept, knownValuesOf(request.headers, request.body, request.skillData, at.secretHeaders)) as ReplyErrorRecord) : kept;
     const required = requiredExtensionUri(reply.error);
     if (required !== undefined) entry.required_extension = required;
     if (reply.errorInStream) entry.error_in_stream = true;

@@ -3,7 +3,7 @@
  * lacks a field the report relies on, stops the read with the file and line number, because a
  * verdict computed from a silently skipped line could be wrong.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../common/regular-file.js';
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JournalEntry } from './entry.js';
@@ -101,16 +101,14 @@ export function parseJournalLine(text: string, file: string, line: number): Jour
   return entry;
 }
 
+/** A journal read back whole: a day of busy staging traffic, with room (a longer run is graded in parts). */
+const MAX_JOURNAL_BYTES = 1024 * 1024 * 1024;
+
 /** Every entry of a JSONL journal, in file order; blank lines are skipped. */
 export async function readJournal(file: string): Promise<JournalEntry[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
-    throw new JournalReadError(file, undefined, `cannot read the journal: ${reason}`);
-  }
+  const read = readRegularFile(file, { maxBytes: MAX_JOURNAL_BYTES, what: 'a journal' });
+  if (!read.ok) throw new JournalReadError(file, undefined, `cannot read the journal: ${read.message}`);
+  const text = read.bytes.toString('utf8');
   const entries: JournalEntry[] = [];
   text.split(/\r?\n/).forEach((line, index) => {
     if (line.trim() !== '') entries.push(parseJournalLine(line, file, index + 1));

@@ -3,7 +3,7 @@
  * Every problem is reported at once with the file name and the JSON path, as one Error message
  * a CLI can print as is.
  */
-import { readFileSync } from 'node:fs';
+import { readRegularFile } from '../common/regular-file.js';
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
 import { MOCK_DEALER_INFO } from './dealer-profile.js';
@@ -167,12 +167,11 @@ export function parseInventory(file: string, text: string): Inventory {
   return new Inventory(data.dealer ?? MOCK_DEALER_INFO, data.vehicles, data.sold ?? []);
 }
 
+/** An inventory of tens of thousands of vehicles is a few MB. */
+const MAX_INVENTORY_BYTES = 64 * 1024 * 1024;
+
 export function loadInventoryFile(file: string): Inventory {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`Cannot read inventory file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  return parseInventory(file, text);
+  const read = readRegularFile(file, { maxBytes: MAX_INVENTORY_BYTES, what: 'an inventory' });
+  if (!read.ok) throw new Error(`--inventory: ${file}: ${read.message}`);
+  return parseInventory(file, read.bytes.toString('utf8'));
 }

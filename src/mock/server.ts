@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMockDealer, type MockDealer, type MockDealerOptions } from './dealer.js';
+import { HostCheck, refuseHost } from '../http/host-check.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from '../http/listener-limits.js';
 import { loadCardSigningKey } from '../common/card-key-file.js';
 
@@ -24,9 +25,16 @@ export async function serveDealer(
   handle: (req: IncomingMessage, res: ServerResponse) => void,
   opts: { port?: number; host?: string; timeouts?: ListenerTimeouts } = {},
 ): Promise<RunningServer> {
-  const server = createServer(listenerOptions(opts.timeouts), handle);
-  server.on('clientError', answerClientError);
   const host = opts.host ?? '127.0.0.1';
+  // On loopback only loopback names: a web page re-pointed at this port (DNS rebinding) must not
+  // reach a dealer the proxy alone calls — in spy mode it would be relayed and recorded.
+  const hostCheck = new HostCheck(host, [], 'dealer', () => '; it is called through the aap-chaos proxy');
+  const server = createServer(listenerOptions(opts.timeouts), (req, res) => {
+    const refusal = hostCheck.refusal(req.headers.host);
+    if (refusal) return refuseHost(res, refusal);
+    handle(req, res);
+  });
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {

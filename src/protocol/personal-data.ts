@@ -1,20 +1,16 @@
 /**
- * Personal data and secrets in AAP requests, for anything that keeps requests on disk (the
+ * Personal data and secrets in AAP requests and replies, for anything that keeps them on disk (the
  * recording). lead.submit's customer (name, email, phone, address) is replaced by stable
  * pseudonyms: the same person gets the same pseudonym in every recording, so a replay still tells
- * two customers apart and a recorded request matches a live one scrubbed the same way. A value
- * under a key that names a secret (password, token, API key…) is dropped, whatever the skill.
+ * two customers apart and a recorded request matches a live one scrubbed the same way. E-mail
+ * addresses and phone numbers anywhere else (a lead's free-text message, a dealer's reply) get the
+ * same pseudonyms by shape; a value under a key that names a secret (password, token, API key…) is
+ * dropped, whatever the skill; credentials are masked by shape, and the request's own secrets
+ * wherever a reply echoes them (secret-text.ts).
  */
 import { createHash } from 'node:crypto';
+import { EMAIL, isPhone, KEPT_CUSTOMER_FIELDS, maskCredentials, NO_KNOWN_VALUES, PHONE_LIKE, replaceValues, SECRET_KEY, type KnownValues } from './secret-text.js';
 
-/**
- * lead.submit `customer` members kept as they are: how to reach the person is personal, which
- * channel they prefer and their region and country are not. Every other text under `customer`
- * (names, email, phone, street, city, postal code, and any member a buyer adds) is pseudonymized.
- */
-const KEPT_CUSTOMER_FIELDS = new Set(['preferred_contact', 'region', 'country']);
-/** A member whose value is a secret. */
-const SECRET_KEY = /pass(word|phrase)|secret|token|api[-_]?key|authorization|credential|cookie/i;
 /** Deeper values are cut (a request that deep is no AAP request): every walk here is bounded. */
 const MAX_DEPTH = 32;
 
@@ -60,14 +56,47 @@ export interface ScrubbedRequest {
 }
 
 /**
- * A skill request's DataPart `data` fit to be kept: secrets dropped and, for lead.submit, the
- * customer's contact pseudonymized.
+ * A skill request's DataPart `data` fit to be kept: secrets dropped, for lead.submit the
+ * customer's contact pseudonymized, and contacts anywhere else (a free-text message) given their
+ * pseudonyms by shape.
  */
 export function scrubSkillData(skill: string | undefined, data: unknown): ScrubbedRequest {
   const replaced = new Map<string, string>();
   const clean = withoutSecrets(data);
   if (skill === 'lead.submit' && isRecord(clean) && isRecord(clean.customer)) pseudonymize(clean.customer, replaced, 0);
-  return { data: clean, replaced };
+  return { data: scrubStrings(clean, pseudonymizeText), replaced };
+}
+
+/** A method's params fit to be kept (GetTask, CancelTask…): secrets dropped, contacts pseudonymized by shape. */
+export function scrubParams(params: unknown): unknown {
+  return scrubStrings(withoutSecrets(params), pseudonymizeText);
+}
+
+/** A copy of JSON data with every string value passed through `scrub`; bounded like every walk here. */
+function scrubStrings(value: unknown, scrub: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return scrub(value);
+  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((v) => scrubStrings(v, scrub, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = scrubStrings(v, scrub, depth + 1);
+  return out;
+}
+
+/** A pseudonym stays as it is: scrubbing twice gives what scrubbing once gave. */
+const PSEUDONYM_EMAIL = /@example\.invalid$/;
+const PSEUDONYM_PHONE = /^\+1555\d{7}$/;
+
+/**
+ * Text with credentials masked and e-mail addresses and phone numbers given their pseudonyms, by
+ * shape. A bare run of digits is left alone here: in a reply it is far more often an id than a
+ * phone number, and a replay must answer with the dealer's ids.
+ */
+export function pseudonymizeText(text: string): string {
+  const out = maskCredentials(text);
+  if (!/[@\d]/.test(out)) return out;
+  return out
+    .replace(EMAIL, (m) => (PSEUDONYM_EMAIL.test(m) ? m : pseudonym('email', m)))
+    .replace(PHONE_LIKE, (m) => (isPhone(m) && !/^\d+$/.test(m) && !PSEUDONYM_PHONE.test(m) ? pseudonym('phone', m) : m));
 }
 
 /** The kind of pseudonym a customer member gets, so that it still passes the request schema. */
@@ -93,30 +122,29 @@ function pseudonymize(node: Record<string, unknown> | unknown[], replaced: Map<s
   }
 }
 
-/** A reply fit to be kept: secrets dropped and every personal value the request named replaced by its pseudonym. */
-export function scrubReply(value: unknown, replaced: Map<string, string>, depth = 0): unknown {
-  if (typeof value === 'string') return replaced.size === 0 ? value : scrubText(value, replaced);
+/**
+ * A reply fit to be kept: secret-named members dropped, the request's own secrets masked wherever
+ * they are echoed, every personal value the request named replaced by its pseudonym, and the rest
+ * scrubbed by shape (`pseudonymizeText`).
+ */
+export function scrubReply(value: unknown, replaced: Map<string, string>, known: KnownValues = NO_KNOWN_VALUES, depth = 0): unknown {
+  if (typeof value === 'string') return scrubText(value, replaced, known);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return null;
-  if (Array.isArray(value)) return value.map((v) => scrubReply(v, replaced, depth + 1));
+  if (Array.isArray(value)) return value.map((v) => scrubReply(v, replaced, known, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (!SECRET_KEY.test(k)) out[k] = scrubReply(v, replaced, depth + 1);
+  for (const [k, v] of Object.entries(value)) if (!SECRET_KEY.test(k)) out[k] = scrubReply(v, replaced, known, depth + 1);
   return out;
 }
 
 /**
- * Text with every personal value replaced by its pseudonym, where it stands as a whole word: a
- * customer named "Al" leaves "All-wheel drive" alone.
+ * Text fit to be kept: credentials masked, the request's own secrets masked, each personal value
+ * replaced by its pseudonym where it stands as a whole word (a customer named "Al" leaves
+ * "All-wheel drive" alone), then contacts by shape.
  */
-export function scrubText(text: string, replaced: Map<string, string>): string {
-  let out = text;
-  for (const [original, alias] of replaced) {
-    if (!out.includes(original)) continue;
-    const escaped = original.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), () => alias);
-  }
-  return out;
+export function scrubText(text: string, replaced: Map<string, string>, known: KnownValues = NO_KNOWN_VALUES): string {
+  let out = maskCredentials(text);
+  if (known.secrets.length) out = replaceValues(out, known.secrets.map((s) => [s, '[redacted]']), false);
+  if (replaced.size) out = replaceValues(out, replaced, true);
+  return pseudonymizeText(out);
 }
-
-/** Response headers that carry a secret, never kept. */
-export const SECRET_RESPONSE_HEADERS: ReadonlySet<string> = new Set(['set-cookie', 'set-cookie2', 'authorization', 'proxy-authorization', 'x-api-key']);

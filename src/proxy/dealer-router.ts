@@ -16,12 +16,12 @@ import type { Socket } from 'node:net';
 import type { Decider } from '../engine/decision.js';
 import type { RequestObserver } from '../journal/entry.js';
 import { answerClientError, listenerOptions } from '../http/listener-limits.js';
-import { SOURCE_HEADER } from './marker-headers.js';
+import { PROXY_SOURCE, SOURCE_HEADER } from './marker-headers.js';
 import { ChaosProxy, type ProxyOptions } from './server.js';
 import { drainAndClose, listenOn, trackSockets, urlOf } from './listener.js';
 import { answeredCardJwks } from '../http/card-jwks.js';
 import { createListener } from './tls.js';
-import { HostCheck, refuseHost } from './host-check.js';
+import { HostCheck, refuseHost } from '../http/host-check.js';
 
 /** Where dealer NAME is reached on the listener. */
 export const dealerPrefix = (name: string): string => `/d/${name}`;
@@ -86,7 +86,7 @@ export class DealerRouter {
 
   private route(req: IncomingMessage, res: ServerResponse): void {
     const refused = this.hostCheck?.refusal(req.headers.host);
-    if (refused !== undefined) return refuseHost(res, refused);
+    if (refused !== undefined) return refuseHost(res, refused, PROXY_SOURCE);
     const m = PREFIXED.exec(req.url ?? '/');
     const proxy = m ? this.dealers.get(m[1]!) : undefined;
     // Every dealer's cards are signed with the one key: its JWKS is at the listener's root too.

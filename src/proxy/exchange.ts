@@ -72,6 +72,8 @@ export interface RequestSettings {
   dealer?: string;
   /** The path the buyer's URLs start with before the dealer's own (`/d/NAME`), added back when the card is rewritten; '' for one dealer. */
   basePrefix: string;
+  /** --redact-header names: their values are looked for in a dealer's error before it is journaled. */
+  secretHeaders: readonly string[];
 }
 
 export class Exchange {

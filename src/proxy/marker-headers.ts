@@ -4,3 +4,6 @@
 export const SOURCE_HEADER = 'x-aap-chaos-source';
 /** Response header naming the rule whose terminal effect answered instead of the dealer. */
 export const RULE_HEADER = 'x-aap-chaos-rule';
+
+/** The marker of an answer the proxy made itself, as headers to add to it. */
+export const PROXY_SOURCE: Readonly<Record<string, string>> = { [SOURCE_HEADER]: 'proxy' };

@@ -33,7 +33,7 @@ import { dealerViolations } from './dealer-check.js';
 import { RULE_HEADER } from './marker-headers.js';
 import { changesLength, injectedSteps, runJsonSteps, runStreamSteps } from './reply-steps.js';
 import { Exchange, type ProxyContext } from './exchange.js';
-import { originFormPath } from './request-target.js';
+import { originFormPath } from '../http/request-target.js';
 import { sendRequestRefused } from './body-limit.js';
 
 export async function handleRequest(proxy: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -314,6 +314,7 @@ function record(x: Exchange): void {
       replica: proxy.settings.replica,
       haltedBy: proxy.haltedBy,
       dealer: proxy.settings.dealer,
+      secretHeaders: proxy.settings.secretHeaders,
     }),
   );
   // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.

@@ -18,8 +18,8 @@ import { HTTPParser, RawForwarder } from './raw-forward.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from '../http/listener-limits.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
-import { SOURCE_HEADER } from './marker-headers.js';
-import { HostCheck, refuseHost } from './host-check.js';
+import { PROXY_SOURCE, SOURCE_HEADER } from './marker-headers.js';
+import { HostCheck, refuseHost } from '../http/host-check.js';
 import { createListener, type TlsPair } from './tls.js';
 import type { ProxyContext, RequestSettings } from './exchange.js';
 import { handleRequest } from './request-path.js';
@@ -67,6 +67,8 @@ export interface ProxyOptions {
   dryRun?: boolean;
   /** Request header naming the session whose rule state, journal and report a request belongs to. */
   sessionHeader?: string;
+  /** Header names whose values are secrets besides the usual ones (--redact-header). */
+  redactHeaders?: readonly string[];
   /** Check what the dealer sends against the conformance rules (after the reply is out; bytes unchanged). */
   checkDealer?: boolean;
   /** Request bodies larger than this are refused with 413 (default 10 MB). */
@@ -137,6 +139,7 @@ export class ChaosProxy implements ProxyContext {
       replica: opts.replica,
       dealer: opts.dealer,
       basePrefix: opts.basePrefix ?? '',
+      secretHeaders: opts.redactHeaders ?? [],
     };
     this.dryRun = opts.dryRun ?? false;
     this.tracer = opts.tracer;
@@ -158,7 +161,7 @@ export class ChaosProxy implements ProxyContext {
     this.fixedClientKey = opts.clientKey !== undefined ? clientKeySource(opts.clientKey) : undefined;
     this.server = createListener(opts.serverTls, { keepAliveTimeout: 30_000, ...listenerOptions(opts.timeouts) }, (req, res) => {
       const refused = this.hostCheck?.refusal(req.headers.host);
-      if (refused !== undefined) return refuseHost(res, refused);
+      if (refused !== undefined) return refuseHost(res, refused, PROXY_SOURCE);
       if (answeredCardJwks(req, res, this.cardSigningKey)) return;
       handleRequest(this, req, res).catch((err) => this.failSafe(res, err));
     });

@@ -4,10 +4,11 @@
  * unreadable, non-PEM or mismatched file is one line naming the flag, and loading it again for a
  * hot reload without dropping connections (Node's setSecureContext applies to new handshakes).
  */
-import { readFileSync } from 'node:fs';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { createSecureContext } from 'node:tls';
+import { readRegularFile } from '../common/regular-file.js';
 
 /** The certificate and key files of one listener, and the flags that named them. */
 export interface TlsFiles {
@@ -29,15 +30,28 @@ export class TlsFileError extends Error {
   override name = 'TlsFileError';
 }
 
+/** A certificate chain or a key is a few KB; a CA bundle a few hundred. */
+export const MAX_PEM_BYTES = 1024 * 1024;
+
 function readPem(file: string, flag: string, marker: RegExp, what: string): Buffer {
-  let bytes: Buffer;
+  // A regular file only, bounded: a FIFO at the key path once froze the process on a --watch reload.
+  const read = readRegularFile(file, { maxBytes: MAX_PEM_BYTES, what: 'a PEM file' });
+  if (!read.ok) throw new TlsFileError(`${flag}: ${file}: ${read.message}`);
+  if (!marker.test(read.bytes.toString('latin1'))) throw new TlsFileError(`${flag}: ${file} holds no PEM ${what}`);
+  return read.bytes;
+}
+
+/**
+ * Why the key is not the certificate's, or undefined. OpenSSL's own check (createSecureContext)
+ * compares the two only when they are of one type: an EC key with an RSA certificate passed it,
+ * and every handshake failed afterwards.
+ */
+function keyMismatch(cert: Buffer, key: Buffer): string | undefined {
   try {
-    bytes = readFileSync(file);
+    return new X509Certificate(cert).checkPrivateKey(createPrivateKey(key)) ? undefined : 'key values mismatch';
   } catch (e) {
-    throw new TlsFileError(`${flag}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    return (e as Error).message;
   }
-  if (!marker.test(bytes.toString('latin1'))) throw new TlsFileError(`${flag}: ${file} holds no PEM ${what}`);
-  return bytes;
 }
 
 /** Reads both files and proves they form a usable pair; throws TlsFileError otherwise. */
@@ -51,6 +65,8 @@ export function readTlsFiles(files: TlsFiles): TlsPair {
     if (/mismatch/i.test(reason)) throw new TlsFileError(`${files.keyFlag}: ${files.key} is not the key of the certificate in ${files.cert} (${reason})`);
     throw new TlsFileError(`${files.certFlag}/${files.keyFlag}: ${files.cert} and ${files.key} cannot serve TLS (${reason})`);
   }
+  const mismatch = keyMismatch(cert, key);
+  if (mismatch) throw new TlsFileError(`${files.keyFlag}: ${files.key} is not the key of the certificate in ${files.cert} (${mismatch})`);
   return { cert, key };
 }
 

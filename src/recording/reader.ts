@@ -4,7 +4,8 @@
  * writing) or malformed is reported with file:line — every problem at once, never a crash —
  * because a replay silently missing an exchange would answer differently from the dealer.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readRegularFile } from '../common/regular-file.js';
+import { originFormPath } from '../http/request-target.js';
 import { nestingWithin } from './bounded-json.js';
 import { RECORDING_FORMAT, type CardLine, type ExchangeLine, type RecordedEvent } from './format.js';
 
@@ -59,6 +60,18 @@ function eventProblem(event: unknown, i: number): string | undefined {
   return undefined;
 }
 
+/**
+ * A recorded path must be what the proxy itself forwards: origin-form, already resolved, no query.
+ * Recordings are committed and `replay --diff` runs in CI, so an edited path such as
+ * `//other-host/x` must never decide where a request goes.
+ */
+function recordedPathProblem(path: unknown): string | undefined {
+  if (typeof path !== 'string') return 'request.path is not a path';
+  const checked = originFormPath(path);
+  if (checked.ok && checked.path === path && !/[?#]/.test(path)) return undefined;
+  return `request.path is not an origin-form path as the proxy forwards it (${JSON.stringify(path.slice(0, 100))}${checked.ok ? '' : `: ${checked.message}`})`;
+}
+
 /** What is wrong with a parsed line, or undefined. */
 function lineProblem(value: unknown): string | undefined {
   if (!isRecord(value)) return 'not a recording line (a JSON object with a type)';
@@ -71,7 +84,8 @@ function lineProblem(value: unknown): string | undefined {
       const { request, reply } = value as { request?: Record<string, unknown>; reply?: Record<string, unknown> };
       if (!isRecord(request)) return 'request is not an object';
       if (typeof request.method !== 'string' || request.method === '') return 'request.method is not a JSON-RPC method name';
-      if (typeof request.path !== 'string' || !request.path.startsWith('/')) return 'request.path is not a path';
+      const pathProblem = recordedPathProblem(request.path);
+      if (pathProblem) return pathProblem;
       if (request.skill !== undefined && (typeof request.skill !== 'string' || !isRecord(request.part) || !isRecord(request.part.data)))
         return 'request.skill needs request.part with its data';
       if (!isRecord(reply)) return 'reply is not an object';
@@ -95,17 +109,9 @@ function lineProblem(value: unknown): string | undefined {
 }
 
 export async function readRecording(file: string, limits: RecordingLimits = DEFAULT_RECORDING_LIMITS): Promise<Recording> {
-  let text: string;
-  try {
-    const size = (await stat(file)).size;
-    if (size > limits.maxFileBytes)
-      throw new RecordingReadError(file, [`${file}: ${size} bytes is larger than the ${limits.maxFileBytes} bytes a recording may have`]);
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if (err instanceof RecordingReadError) throw err;
-    throw new RecordingReadError(file, [`${file}: cannot read the recording (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`]);
-  }
-  return parseRecording(file, text, limits);
+  const read = readRegularFile(file, { maxBytes: limits.maxFileBytes, what: 'a recording' });
+  if (!read.ok) throw new RecordingReadError(file, [`${file}: ${read.message}`]);
+  return parseRecording(file, read.bytes.toString('utf8'), limits);
 }
 
 export function parseRecording(file: string, text: string, limits: RecordingLimits = DEFAULT_RECORDING_LIMITS): Recording {

@@ -10,7 +10,8 @@ import { boundReached } from '../common/bound-counts.js';
 import { openLogFileSync } from '../common/log-file.js';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { ClassifiedRequest } from '../protocol/classify.js';
-import { SECRET_RESPONSE_HEADERS, scrubReply, scrubSkillData, scrubText, withoutSecrets } from '../protocol/personal-data.js';
+import { scrubParams, scrubReply, scrubSkillData, scrubText, withoutSecrets } from '../protocol/personal-data.js';
+import { isSecretHeaderName, knownValuesOf } from '../protocol/secret-text.js';
 import { RECORDING_FORMAT, type CardLine, type ExchangeLine, type RecordedReply, type RecordedRequest, type RecordingLine } from './format.js';
 import { splitSseEvents } from './sse-events.js';
 
@@ -24,7 +25,7 @@ export interface RecorderOptions {
   target: string;
   /** Where the one "recording stopped" message goes. */
   log?: (line: string) => void;
-  /** Response header names whose values are secrets, besides the usual ones. */
+  /** Response header names whose values are secrets, besides those `isSecretHeaderName` knows (--redact-header). */
   secretHeaders?: readonly string[];
   /** Told of each exchange once its line is written (a replay learns what it passed through). */
   onRecorded?: (line: ExchangeLine) => void;
@@ -59,7 +60,7 @@ export class Recorder {
     this.stream = createWriteStream('', { fd, flags: 'a' });
     // A write failure (disk full) stops the recording; it never reaches the request path.
     this.stream.on('error', (err) => this.stop(`recording stopped: writing ${this.file} failed (${(err as NodeJS.ErrnoException).code ?? err.message})`));
-    this.secretHeaders = new Set([...SECRET_RESPONSE_HEADERS, ...(opts.secretHeaders ?? []).map((h) => h.toLowerCase())]);
+    this.secretHeaders = new Set((opts.secretHeaders ?? []).map((h) => h.toLowerCase()));
   }
 
   /** Opens (or creates, 0600) the file for appending and writes the session line; throws RecordingOpenError. */
@@ -140,13 +141,15 @@ export class Recorder {
   private exchangeLine(tap: ReplyTap): ExchangeLine {
     const { request } = tap;
     const scrubbed = scrubSkillData(request.skill, request.skillData);
+    // What the request carried as secrets and personal data, looked for in the reply by value.
+    const known = knownValuesOf(request.headers, request.body, request.skillData, this.opts.secretHeaders);
     const recorded: RecordedRequest = { path: request.path, method: request.rpcMethod!, id: request.id as RecordedRequest['id'] };
     if (request.skill) {
       recorded.skill = request.skill;
       recorded.part = { ...skillPartOf(request), data: scrubbed.data };
-    } else if (request.body?.params !== undefined) recorded.params = withoutSecrets(request.body.params);
+    } else if (request.body?.params !== undefined) recorded.params = scrubParams(request.body.params);
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(tap.headers)) if (!FRAMING_HEADERS.has(name) && !this.secretHeaders.has(name)) headers[name] = value;
+    for (const [name, value] of Object.entries(tap.headers)) if (!FRAMING_HEADERS.has(name) && !isSecretHeaderName(name) && !this.secretHeaders.has(name)) headers[name] = value;
     const reply: RecordedReply = { status: tap.status, headers };
     const bytes = Buffer.concat(tap.chunks);
     const encoded = headers['content-encoding'] !== undefined && headers['content-encoding'] !== 'identity';
@@ -157,14 +160,14 @@ export class Recorder {
       reply.events = splitSseEvents(tap.chunks, tap.arrivedMs).map((e) => ({
         ...e,
         offset_ms: round(e.offset_ms),
-        ...(e.data !== undefined ? { data: scrubReply(e.data, scrubbed.replaced) } : { text: scrubText(e.text!, scrubbed.replaced) }),
+        ...(e.data !== undefined ? { data: scrubReply(e.data, scrubbed.replaced, known) } : { text: scrubText(e.text!, scrubbed.replaced, known) }),
       }));
     else {
       const text = bytes.toString('utf8');
       try {
-        reply.body = scrubReply(JSON.parse(text), scrubbed.replaced);
+        reply.body = scrubReply(JSON.parse(text), scrubbed.replaced, known);
       } catch {
-        if (Buffer.from(text, 'utf8').equals(bytes)) reply.text = scrubText(text, scrubbed.replaced);
+        if (Buffer.from(text, 'utf8').equals(bytes)) reply.text = scrubText(text, scrubbed.replaced, known);
         else reply.base64 = bytes.toString('base64');
       }
     }

@@ -6,7 +6,10 @@
  */
 import { request as httpRequest } from 'undici';
 import { AGENT_CARD_PATH, findAapExtension, rewriteAgentCard } from '../protocol/agent-card.js';
+import { displayUrl } from '../common/display-url.js';
+import { originFormPath } from '../http/request-target.js';
 import { A2A_VERSION } from '../protocol/codes.js';
+import { scrubReply } from '../protocol/personal-data.js';
 import { repliesWithStream, resendBody } from '../protocol/request-body.js';
 import type { RecordedReply } from '../recording/format.js';
 import { readRecording, type RecordedExchange } from '../recording/reader.js';
@@ -37,6 +40,7 @@ export interface ExchangeDrift {
 
 export interface DriftResult {
   file: string;
+  /** --target as shown: without credentials. */
   target: string;
   drift: boolean;
   exchanges: ExchangeDrift[];
@@ -47,14 +51,27 @@ const MAX_LIVE_BYTES = 16 * 1024 * 1024;
 /** Where two cards are pointed, so that their interface URLs compare equal. */
 const NEUTRAL_ORIGIN = 'http://dealer.invalid';
 
+/**
+ * Where a recorded request goes: --target's origin, its base path, and the recorded path as the
+ * proxy's request-target rule leaves it. The reader refused any other path already; the origin is
+ * checked again here, before every request, so no recording can point the diff at another host.
+ */
+export function liveUrl(target: string, path: string): URL {
+  const base = new URL(target);
+  const checked = originFormPath(path);
+  if (!checked.ok || checked.path !== path) throw new Error(`${JSON.stringify(path.slice(0, 100))} is not an origin-form path`);
+  const url = new URL(base.origin + base.pathname.replace(/\/+$/, '') + checked.path);
+  if (url.origin !== base.origin) throw new Error(`${JSON.stringify(path.slice(0, 100))} would leave ${base.origin}`);
+  return url;
+}
+
 async function readLive(
   target: string,
   path: string,
   init: { method: string; headers: Record<string, string>; body?: string },
   timeoutMs: number,
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; chunks: Buffer[] }> {
-  const url = new URL(target);
-  const res = await httpRequest(new URL(url.pathname.replace(/\/+$/, '') + path, url.origin), {
+  const res = await httpRequest(liveUrl(target, path), {
     ...init,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
@@ -78,22 +95,32 @@ function comparable(reply: Pick<RecordedReply, 'body' | 'text' | 'events' | 'bas
   return { body: reply.text ?? reply.base64 ?? null };
 }
 
+/**
+ * What of a live reply is compared, scrubbed as the recorder scrubbed the recorded one (secret
+ * names dropped, contacts pseudonymized, credentials masked): else every e-mail address or phone
+ * number a dealer sends would read as drift.
+ */
 function liveComparable(headers: Record<string, string | string[] | undefined>, chunks: Buffer[]): { body?: unknown; events?: unknown[] } {
   const contentType = String(headers['content-type'] ?? '');
+  const scrub = (value: unknown) => scrubReply(value, NOTHING_REPLACED);
   if (contentType.startsWith('text/event-stream'))
-    return comparable({
-      events: splitSseEvents(
-        chunks,
-        chunks.map(() => 0),
-      ),
-    });
+    return {
+      events: comparable({
+        events: splitSseEvents(
+          chunks,
+          chunks.map(() => 0),
+        ),
+      }).events!.map(scrub),
+    };
   const text = Buffer.concat(chunks).toString('utf8');
   try {
-    return { body: JSON.parse(text) as unknown };
+    return { body: scrub(JSON.parse(text) as unknown) };
   } catch {
-    return { body: text };
+    return { body: scrub(text) };
   }
 }
+
+const NOTHING_REPLACED = new Map<string, string>();
 
 function compare(recorded: RecordedReply, status: number, live: { body?: unknown; events?: unknown[] }, ignore: string[]): Difference[] {
   const differences: Difference[] = [];
@@ -166,5 +193,5 @@ export async function diffRecording(opts: DriftOptions): Promise<DriftResult> {
   if (recording.card) exchanges.push(await driftOfCard(recording.card, ctx));
   // One at a time, in recorded order: a dealer's later answers may depend on earlier requests.
   for (const e of recording.exchanges) exchanges.push(await driftOfExchange(e, ctx));
-  return { file: opts.file, target: opts.target, drift: exchanges.some((x) => x.verdict !== 'same'), exchanges };
+  return { file: opts.file, target: displayUrl(opts.target), drift: exchanges.some((x) => x.verdict !== 'same'), exchanges };
 }

@@ -6,7 +6,7 @@
  * of the same method (same skill first) is the one with the fewest differing fields.
  */
 import type { ClassifiedRequest } from '../protocol/classify.js';
-import { scrubSkillData, withoutSecrets } from '../protocol/personal-data.js';
+import { scrubParams, scrubSkillData } from '../protocol/personal-data.js';
 import { canonicalHash } from '../protocol/volatile-fields.js';
 import type { RecordedExchange } from '../recording/reader.js';
 import { jsonDifferences } from './json-diff.js';
@@ -26,7 +26,7 @@ export interface Nearest {
 
 /** A live request's key: its DataPart scrubbed exactly as the recorder scrubbed the recorded one. */
 export function liveKey(request: ClassifiedRequest, ignored: readonly string[]): MatchKey {
-  const subject = request.skill ? scrubSkillData(request.skill, request.skillData).data : withoutSecrets(request.body?.params ?? null);
+  const subject = request.skill ? scrubSkillData(request.skill, request.skillData).data : scrubParams(request.body?.params ?? null);
   return { method: request.rpcMethod ?? '', skill: request.skill, hash: canonicalHash(subject, ignored), subject };
 }
 

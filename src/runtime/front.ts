@@ -77,6 +77,7 @@ export async function buildProxy(
     clientKey: opts.clientKey,
     dryRun: opts.dryRun || observe,
     sessionHeader: opts.sessionHeader,
+    redactHeaders: opts.redactHeaders,
     checkDealer: opts.checkDealer,
     timeouts,
     maxBodyBytes: opts.maxBodyBytes,

@@ -4,7 +4,7 @@ import { readServerTls, type ServerTlsFiles } from '../control/server-tls.js';
 import { tracingSettings } from '../control/tracing/settings.js';
 import type { TracingSettings } from '../control/tracing/types.js';
 import type { ListenerTimeouts } from '../http/listener-limits.js';
-import { checkOptions, OptionError } from '../options.js';
+import { checkOptions, OptionError, sessionHeaderRefusal } from '../options.js';
 import type { CheckedOptions, RuntimeOptions } from './types.js';
 
 /** The checked options, and what the steps after read from them. */
@@ -25,6 +25,8 @@ export function checkStartOptions(given: RuntimeOptions): StartOptions {
   const opts = checkOptions(given as RuntimeOptions & Record<string, unknown>, 'library') as CheckedOptions;
   const env = opts.env ?? process.env;
   const adminHost = opts.adminHost ?? '127.0.0.1';
+  const sessionRefusal = sessionHeaderRefusal(opts.sessionHeader, opts.redactHeaders);
+  if (sessionRefusal) throw new OptionError(sessionRefusal);
   const adminToken = opts.adminToken || env[ADMIN_TOKEN_ENV] || undefined;
   assertAdminExposureAllowed(adminHost, adminToken);
   checkRotationOptions(opts);

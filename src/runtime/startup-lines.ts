@@ -1,4 +1,5 @@
 /** The lines a run prints once it listens: where it is, what it fronts, and what is switched on. */
+import { displayUrl } from '../common/display-url.js';
 import { DEFAULT_ROTATION_KEEP } from '../common/rotating-file.js';
 import { describeProfileOrigin } from '../proxy/profile.js';
 import type { DealerSide } from './dealer-side.js';
@@ -15,7 +16,9 @@ export function startupLines(
   front: Front,
   where: { url: string; adminUrl: string; dealerUrls: Record<string, string> | undefined },
 ): string[] {
-  const { proxy, router, mocks, target } = front;
+  const { proxy, router, mocks } = front;
+  // Shown without the credentials an operator may have put in the URL.
+  const target = displayUrl(front.target);
   const engine = scenario.engine;
   const lines = [
     `aap-chaos ${VERSION}: proxy on ${where.url} -> ${side.mock ? `embedded mock dealer at ${target}` : side.replayFile !== undefined ? `dealer replayed from ${side.replayFile} at ${target}` : target}`,
@@ -35,7 +38,7 @@ export function startupLines(
   else if (opts.dryRun) lines.push('dry run: faults are journaled, never applied');
   lines.push(...cardSigningLines(side, front, where.url));
   if (side.recorder) lines.push(`recording exchanges to ${side.recorder.file} (at most ${side.recorder.maxBytes} bytes)`);
-  if (traces) lines.push(`traces: OTLP http/json to ${traces.url} (from ${traces.from}), service ${traces.serviceName}`);
+  if (traces) lines.push(`traces: OTLP http/json to ${displayUrl(traces.url)} (from ${traces.from}), service ${traces.serviceName}`);
   if (traces?.protocolNote) lines.push(`traces: ${traces.protocolNote}`);
   return lines;
 }

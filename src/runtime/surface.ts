@@ -2,6 +2,7 @@
  * The control surface of a run: what the admin API, the library and `ctl` act on (scenario swaps,
  * rule switches, dry run, resets, the report and /status), and the admin API serving it.
  */
+import { displayUrl } from '../common/display-url.js';
 import { startAdminServer, type AdminServer } from '../control/admin.js';
 import type { StagingControls } from '../staging/controls.js';
 import type { ChangeOptions, ControlSurface, RuntimeStatus } from '../control/surface.js';
@@ -97,7 +98,7 @@ export function controlSurface(
         uptime_s: Math.round((Date.now() - startedAt) / 1000),
         url,
         // A replay names its recording, not the loopback port its dealer happens to listen on.
-        target: side.replayFile !== undefined ? `${REPLAY_TARGET_PREFIX}${side.replayFile}` : front.target,
+        target: side.replayFile !== undefined ? `${REPLAY_TARGET_PREFIX}${side.replayFile}` : displayUrl(front.target),
         mock_dealer: side.mock !== undefined || front.mocks.length > 0,
         ...(dealerUrls ? { dealers: dealerUrls } : {}),
         profile: proxy.profile.profile,

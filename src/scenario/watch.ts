@@ -3,7 +3,8 @@
  * editors save by writing a new file and renaming it over the old one, which ends a watch on
  * the file itself. Bursts of events (write, rename, chmod) are folded into one reload.
  */
-import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
+import { readRegularFile } from '../common/regular-file.js';
 import path from 'node:path';
 import { loadScenarioText, type ScenarioProblem } from './load.js';
 import { readScenarioFileText } from './file-text.js';
@@ -70,13 +71,8 @@ export function watchScenarioFile(
   };
 }
 
-/** The text now, if the file is a regular file within the size limit (a FIFO would block this read). */
+/** The text now, if the file is a regular file within the size limit (a FIFO would block a plain read). */
 function readTextIfPresent(file: string): string | undefined {
-  try {
-    const info = statSync(file);
-    if (!info.isFile() || info.size > scenarioLimits().maxBytes) return undefined;
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const read = readRegularFile(file, { maxBytes: scenarioLimits().maxBytes, what: 'a scenario' });
+  return read.ok ? read.bytes.toString('utf8') : undefined;
 }

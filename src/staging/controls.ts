@@ -12,7 +12,7 @@ import { AuditLog, scenarioSha, type AuditAction, type AuditEntry } from './audi
 import { GuardrailWatch, type GuardrailBreach } from './guardrails.js';
 import { SafetyLever, type LeverState } from './safety-lever.js';
 import type { SharedStaging } from './shared.js';
-import { effectiveTtl, formatMs, TtlTimers, type TtlStatus } from './ttl.js';
+import { checkSharedTtl, effectiveTtl, formatMs, TtlTimers, type TtlStatus } from './ttl.js';
 
 /** Who asked for a change: the admin client (address, token fingerprint, name given) or the proxy itself. */
 export interface Actor {
@@ -140,12 +140,12 @@ export class StagingControls implements RequestObserver {
 
   /** Another replica set (or a new version dropped) the scenario's TTL: follow it. */
   private async followSharedTtl(): Promise<void> {
-    const shared = await this.opts.shared?.readTtl().catch(() => undefined);
+    const raw = await this.opts.shared?.readTtl().catch(() => undefined);
     const now = this.host.current();
-    if (shared && now?.version === shared.version) {
-      const previous = JSON.parse(shared.previous) as { scenario?: string } | null;
-      this.armScenarioTtl(shared.expires_at, previous?.scenario ?? 'pass-through', shared.previous, shared.version);
-    } else if (this.armedVersion !== now?.version) this.ttl.disarm('scenario'); // a read issued before this replica armed its own
+    const shared = raw === undefined ? undefined : checkSharedTtl(raw);
+    if (shared && !shared.ok) this.host.log(`time to live in Redis refused: ${shared.problem}; the scenario in force stays, without one`);
+    if (shared?.ok && now?.version === shared.ttl.version) this.armScenarioTtl(shared.ttl.expires_at, shared.revertsTo, shared.ttl.previous, shared.ttl.version);
+    else if (this.armedVersion !== now?.version || shared?.ok === false) this.ttl.disarm('scenario'); // a read issued before this replica armed its own
   }
 
   private async scenarioExpired(revertsTo: string, previousJson: string, version: number | undefined): Promise<void> {

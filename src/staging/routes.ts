@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RuleStatus, ScenarioEngine } from '../engine/decision.js';
+import { withoutUnsafeText } from '../common/safe-text.js';
 import { ApiError, decodePathSegment, type Route } from '../http/routes.js';
 import { ttlMs } from '../options.js';
 import { tokenFingerprint } from './audit.js';
@@ -72,8 +73,8 @@ function optionalText(body: Record<string, unknown>, key: string): string | unde
   const value = body[key];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length > MAX_TEXT) throw new ApiError(400, `"${key}" must be a string of at most ${MAX_TEXT} characters`);
-  // It reaches log lines and the audit log: one line, no control characters.
-  return value.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  // It reaches log lines, terminals and the audit log: one line, nothing that steers a terminal or reorders text.
+  return withoutUnsafeText(value);
 }
 
 export function stagingRoutes(

@@ -19,7 +19,8 @@ export type ControlTopic = 'lever' | 'ttl';
 export interface SharedStaging extends SharedAuditChain {
   readLever<T>(): Promise<T | undefined>;
   writeLever(state: unknown): Promise<void>;
-  readTtl(): Promise<SharedTtl | undefined>;
+  /** The TTL as stored (parsed when it is JSON, else its text), unchecked: `checkSharedTtl` checks it. */
+  readTtl(): Promise<unknown>;
   writeTtl(ttl: SharedTtl | undefined): Promise<void>;
   /** True for the one replica that carries out the revert of scenario version `version`. */
   claimRevert(version: number): Promise<boolean>;

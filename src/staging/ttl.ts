@@ -4,6 +4,8 @@
  * of them; what "going back" means is the caller's. Reading a TTL's text is `ttlMs` in
  * `src/options.ts`, beside the other value parsers, since `--max-ttl` reads it too.
  */
+import { MAX_TTL_MS, ttlMs } from '../options.js';
+import type { SharedTtl } from './shared.js';
 
 export interface TtlStatus {
   /** `scenario` or `rule:ID`. */
@@ -75,14 +77,54 @@ export class TtlTimers {
   }
 }
 
-/** Checks a requested TTL against --max-ttl: with a cap, a change without a TTL gets the cap, and a longer one is refused. */
+/**
+ * Checks a requested TTL (the library's number, already read from text elsewhere) against the
+ * bounds of every TTL and against --max-ttl: with a cap, a change without a TTL gets the cap, and
+ * a longer one is refused.
+ */
 export function effectiveTtl(requestedMs: number | undefined, maxTtlMs: number | undefined): number | undefined {
-  if (requestedMs !== undefined && !(Number.isFinite(requestedMs) && requestedMs > 0))
-    throw new TtlRefusedError(`ttl ${String(requestedMs)} is not a number of milliseconds above zero`);
-  if (maxTtlMs === undefined) return requestedMs;
-  if (requestedMs === undefined) return maxTtlMs;
-  if (requestedMs > maxTtlMs) throw new TtlRefusedError(`ttl ${formatMs(requestedMs)} is longer than --max-ttl ${formatMs(maxTtlMs)}`);
-  return requestedMs;
+  let requested: number | undefined;
+  if (requestedMs !== undefined) {
+    try {
+      requested = ttlMs(requestedMs);
+    } catch (e) {
+      throw new TtlRefusedError(`ttl ${String(requestedMs).slice(0, 40)} ${(e as Error).message}`);
+    }
+  }
+  if (maxTtlMs === undefined) return requested;
+  if (requested === undefined) return maxTtlMs;
+  if (requested > maxTtlMs) throw new TtlRefusedError(`ttl ${formatMs(requested)} is longer than --max-ttl ${formatMs(maxTtlMs)}`);
+  return requested;
+}
+
+/** How far another replica's clock may be ahead of this one's. */
+const CLOCK_SKEW_MS = 60_000;
+
+export type CheckedSharedTtl = { ok: true; ttl: SharedTtl; revertsTo: string } | { ok: false; problem: string };
+
+/**
+ * The scenario's TTL as read back from Redis, checked before anything is armed from it: whoever
+ * reaches Redis wrote it, and a replica must not be wedged by it (an expiry past the Date range
+ * once made /status answer 500 on every replica; a `previous` that is not JSON ended the process).
+ */
+export function checkSharedTtl(raw: unknown, now = Date.now()): CheckedSharedTtl {
+  const refused = (problem: string): CheckedSharedTtl => ({ ok: false, problem });
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return refused('it is not a JSON object');
+  const { version, expires_at, previous } = raw as Record<string, unknown>;
+  if (!Number.isSafeInteger(version) || (version as number) < 1) return refused('its version is not a whole number ≥ 1');
+  if (typeof expires_at !== 'number' || !(expires_at >= 0 && expires_at <= now + MAX_TTL_MS + CLOCK_SKEW_MS))
+    return refused(`its expires_at is not a time within ${formatMs(MAX_TTL_MS)} from now`);
+  if (typeof previous !== 'string') return refused('its previous scenario is not JSON text');
+  let before: unknown;
+  try {
+    before = JSON.parse(previous);
+  } catch {
+    return refused('its previous scenario is not JSON text');
+  }
+  if (typeof before !== 'object' || Array.isArray(before)) return refused('its previous scenario is neither null nor a scenario object');
+  const name = (before as { scenario?: unknown } | null)?.scenario;
+  const revertsTo = before === null ? 'pass-through' : typeof name === 'string' ? name.replace(/[^\x20-\x7e]/g, '?').slice(0, 100) : 'an unnamed scenario';
+  return { ok: true, ttl: { version: version as number, expires_at, previous }, revertsTo };
 }
 
 /** A TTL that cannot be used: not above zero, or longer than --max-ttl. */

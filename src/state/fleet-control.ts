@@ -38,9 +38,14 @@ export class FleetControl implements SharedStaging {
     await this.client.publish(CHANNEL, 'lever');
   }
 
-  async readTtl(): Promise<SharedTtl | undefined> {
+  async readTtl(): Promise<unknown> {
     const json = await this.client.get(TTL_KEY);
-    return json ? (JSON.parse(json) as SharedTtl) : undefined;
+    if (json === null) return undefined;
+    try {
+      return JSON.parse(json) as unknown;
+    } catch {
+      return json;
+    }
   }
 
   async writeTtl(ttl: SharedTtl | undefined): Promise<void> {

@@ -75,6 +75,25 @@ t.test('activation only for a URI the buyer implements, and only once', async (t
   t.match(policy.decide(reading({ kind: 'a2a', jsonRpcCode: -32008 }), first), { action: 'stop', reason: /did not name it/ });
 });
 
+t.test("a dealer's header name is not passed on: activation is in A2A-Extensions, or not at all", async (t) => {
+  const policy = retryPolicy({ supportedExtensions: [AAP_EXTENSION_URI_1_3] });
+  const base = { kind: 'a2a' as const, jsonRpcCode: -32008, extensionUri: AAP_EXTENSION_URI_1_3 };
+  t.match(policy.decide(reading({ ...base, requiredHeader: 'a2a-extensions' }), first), { action: 'activate', header: 'A2A-Extensions' });
+  for (const header of ['Authorization', 'Cookie', 'x-evil\r\nset-cookie: a=b']) {
+    const decision = policy.decide(reading({ ...base, requiredHeader: header }), first);
+    t.match(decision, { action: 'stop', reason: /A2A-Extensions only/ }, JSON.stringify(header));
+    t.notMatch(decision.reason, /\r|\n/, 'the reason stays one line');
+  }
+});
+
+t.test('a retry hint past any number is read as a long finite one, and stops', async (t) => {
+  for (const details of [{ retry_after_seconds: 1e308 }, { retry_after_ms: 1e308 }, { retry_after_seconds: Number.MAX_VALUE }]) {
+    const read = readAapError({ code: -32002, message: 'slow down', data: { type: 'aap.error', code: 'RATE_LIMITED', retryable: true, details } });
+    t.ok(Number.isSafeInteger(read.retryAfterMs), `${JSON.stringify(details)} → ${read.retryAfterMs}`);
+    t.match(retryPolicy().decide(read, first), { action: 'stop', reason: /more than maxRetryAfterMs/ });
+  }
+});
+
 t.test('validation errors: fix these fields; without fields: stop', async (t) => {
   const policy = retryPolicy();
   const errors = [{ instanceLocation: '/filters/year_min', keyword: 'type', error: 'must be an integer' }];

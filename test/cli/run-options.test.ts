@@ -5,7 +5,7 @@
 import t from 'tap';
 import yargs from 'yargs';
 import { proxyCommand } from '../../src/commands/proxy.js';
-import { MOCK_OPTIONS, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS, type OptionSpec } from '../../src/options.js';
+import { MOCK_OPTIONS, parseDurationMs, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS, type OptionSpec } from '../../src/options.js';
 import { cli as runCli } from '../helpers/cli-run.js';
 
 /** A value that was not refused starts the proxy: it is stopped there, and the assertions then fail. */
@@ -126,5 +126,17 @@ t.test('a bad value of every run option: one line naming the flag, exit 2', asyn
     t.match(r.err, new RegExp(`^aap-chaos: --${flag}: `));
     t.equal(r.err.trim().split('\n').length, 1, `one line: ${r.err}`);
     t.equal(r.out, '', 'nothing started');
+  }
+});
+
+t.test('a duration past what a timer can wait is refused, not cut to a millisecond', async (t) => {
+  // setTimeout fires at once for a delay past 2^31-1 ms: --drain-timeout 99999999999999 once drained nothing.
+  const durations = ROWS.filter(([, spec]) => spec.parse === parseDurationMs);
+  t.ok(durations.length >= 5, durations.map(([, s]) => s.flag).join(', '));
+  for (const [name, spec] of durations) {
+    t.equal(spec.parse(String(2 ** 31 - 1)), 2 ** 31 - 1, `${name}: the longest a timer can wait is taken`);
+    const ended = await proxyRun([`--${spec.flag}`, '99999999999999']);
+    t.equal(ended?.code, 2, `${name}: exit 2`);
+    t.match(ended?.message, new RegExp(`^--${spec.flag}: "99999999999999" is longer than 596h, the longest a timer can wait$`));
   }
 });

@@ -58,8 +58,9 @@ t.test('the 1.3 card advertises the v1.3 URI as not required (the 1.3 mock serve
 
 t.test('the interface URL is built from the Host header the buyer used', async (t) => {
   const { mockUrl } = await startDealer(t, {}, 'direct');
-  const card = await fetchCardAs(mockUrl, 'dealer.test:9999');
-  t.equal(card.supportedInterfaces[0]!.url, 'http://dealer.test:9999/a2a');
+  // A loopback name: on loopback the mock answers no other (test/proxy/inner-dealers.test.ts).
+  const card = await fetchCardAs(mockUrl, 'dealer.localhost:9999');
+  t.equal(card.supportedInterfaces[0]!.url, 'http://dealer.localhost:9999/a2a');
 });
 
 t.test('the 2.0 card carries the draft URI by default, or the configured one, and the streaming flag', async (t) => {

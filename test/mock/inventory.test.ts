@@ -98,7 +98,7 @@ t.test('duplicate identifiers, bad JSON and missing files each get a clear error
   data.sold[0]!.vin = data.vehicles[0]!.vin;
   t.throws(() => parseInventory('dup.json', JSON.stringify(data)), { message: /\/sold\/0\/vin: duplicates \/vehicles\/0\/vin/ });
   t.throws(() => parseInventory('broken.json', '{"vehicles": ['), { message: /^Inventory file broken\.json is not valid JSON: / });
-  t.throws(() => loadInventoryFile('/nonexistent/lot.json'), { message: 'Cannot read inventory file /nonexistent/lot.json: ENOENT' });
+  t.throws(() => loadInventoryFile('/nonexistent/lot.json'), { message: '--inventory: /nonexistent/lot.json: no such file' });
   t.throws(() => parseInventory('empty.json', '{}'), { message: /\/vehicles: is required/ });
   const badHours = {
     ...lot(),

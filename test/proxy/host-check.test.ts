@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { startRuntime } from '../../src/runtime.js';
-import { HostCheck } from '../../src/proxy/host-check.js';
+import { HostCheck } from '../../src/http/host-check.js';
 import { request, skillRequest, startUpstream } from '../helpers/servers.js';
 import { BIN, runCli } from '../reliability/cli-run.js';
 

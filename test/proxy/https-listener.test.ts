@@ -3,8 +3,8 @@
 // that CA, reads the rewritten card (https:// interface URLs on the proxy) and calls through it.
 // A bad or mismatched file is one line and exit 2; SIGHUP swaps in a renewed certificate.
 import t, { type Test } from 'tap';
-import { spawn } from 'node:child_process';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
@@ -86,7 +86,12 @@ t.test('bad TLS files: one line naming the flag, exit 2, nothing listens', { ski
       ['--tls-cert', a.cert, '--tls-key', b.key],
       /^aap-chaos: --tls-key: .*b\.key is not the key of the certificate in .*a\.pem/,
     ],
-    ['a missing file', ['--tls-cert', a.cert, '--tls-key', path.join(ca.dir, 'missing.key')], /^aap-chaos: --tls-key: cannot read .*missing\.key \(ENOENT\)/],
+    ['a missing file', ['--tls-cert', a.cert, '--tls-key', path.join(ca.dir, 'missing.key')], /^aap-chaos: --tls-key: .*missing\.key: no such file/],
+    [
+      'an EC key with an RSA certificate (OpenSSL checks a pair of one type only)',
+      ['--tls-cert', rsaCertificate(ca.dir), '--tls-key', a.key],
+      /^aap-chaos: --tls-key: .*a\.key is not the key of the certificate in .*rsa\.pem/,
+    ],
     ['a certificate without its key', ['--admin-tls-cert', a.cert], /^aap-chaos: --admin-tls-cert needs --admin-tls-key too/],
   ];
   for (const [what, flags, expected] of cases) {
@@ -98,6 +103,15 @@ t.test('bad TLS files: one line naming the flag, exit 2, nothing listens', { ski
     t.notMatch(run.err, /\n\s+at /, `${what}: no stack trace`);
   }
 });
+
+/** A self-signed RSA certificate (its key is thrown away): the test CA's keys are EC. */
+function rsaCertificate(dir: string): string {
+  const file = path.join(dir, 'rsa.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'rsa.key'), '-out', file, '-days', '1', '-subj', '/CN=127.0.0.1'], {
+    stdio: 'pipe',
+  });
+  return file;
+}
 
 /** The built CLI as a child process; `waitFor` resolves with the first match in its stdout (or stderr). */
 function runProxy(t: Test, flags: string[]) {
@@ -171,6 +185,28 @@ t.test('with --watch a renewed certificate is loaded when its files change', { s
   copyFileSync(renewed.cert, cert);
   await waitFor(/certificate file changed: proxy certificate reloaded/);
   t.not(await servedFingerprint(port, ca.ca), before, 'new connections get the renewed certificate');
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+});
+
+t.test('a reload with a mismatched pair, or a FIFO at the key path under --watch, keeps the certificate and the process', { skip }, async (t) => {
+  const { ca, cert, key } = liveCertificate(t);
+  const { child, waitFor } = runProxy(t, ['--watch', '--tls-cert', cert, '--tls-key', key]);
+  const port = Number((await waitFor(/proxy on https:\/\/127\.0\.0\.1:(\d+)/))[1]);
+  const before = await servedFingerprint(port, ca.ca);
+
+  const good = readFileSync(cert);
+  copyFileSync(rsaCertificate(ca.dir), cert);
+  await waitFor(/certificate file changed: certificate not reloaded, the one in use stays: --tls-key: .*live\.key is not the key of the certificate/, 'err');
+  t.equal(await servedFingerprint(port, ca.ca), before, 'an RSA certificate beside the EC key is refused; the old pair serves');
+  writeFileSync(cert, good);
+
+  // A FIFO renamed onto the key: a plain read would wait for a writer forever, and with it the process.
+  const fifo = path.join(ca.dir, 'fifo.key');
+  execFileSync('mkfifo', [fifo]);
+  renameSync(fifo, key);
+  await waitFor(/certificate not reloaded, the one in use stays: --tls-key: .*live\.key: is a FIFO \(named pipe\), not a regular file/, 'err');
+  t.equal(await servedFingerprint(port, ca.ca), before, 'the process still answers, with the certificate in use');
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
 });

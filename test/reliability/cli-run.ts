@@ -7,7 +7,7 @@ export const BIN = fileURLToPath(new URL('../../bin/aap-chaos.js', import.meta.u
 export function runCli(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; out: string; err: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, out, err) => {
+    execFile(process.execPath, [BIN, ...args], { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }, (error, out, err) => {
       const code = error ? ((error as { code?: number }).code ?? null) : 0;
       resolve({ code: typeof code === 'number' ? code : null, out, err, ms: Date.now() - started });
     });

@@ -43,12 +43,17 @@ t.test('behind a base path: what the dealer gets for each target', async (t) => 
     ['/a/./b/../c', '/dealer/v1/a/c'],
     ['/a/%2e%2e/b', '/dealer/v1/b'],
     ['//host/x', '/dealer/v1/host/x'],
+    ['/a2a/x%2Fy', '/dealer/v1/a2a/x%2Fy'],
+    ['/a2a/..x%2F/b', '/dealer/v1/a2a/..x%2F/b'],
+    ['/a/../b%2Fc', '/dealer/v1/b%2Fc'],
   ];
   for (const [target, expected] of forwarded) {
     const { status, upstream } = await send(target);
     t.equal(upstream, expected, `${target} → ${upstream} (${status})`);
   }
-  for (const target of ['/../../other/secret', '/a/../../x', '/%2e%2e/x', '/..\\..\\x', 'https://other-vhost/../x', '*', 'ftp://x/y']) {
+  // An encoded "/" or "\\" beside a dot segment: data to RFC 3986, a climb to a dealer that decodes it first.
+  const encodedClimbs = ['/a2a/..%2F..%2Fx', '/a2a/..%2fsecret', '/a/%2e%2e%5Cx', '/a/.%2F..%2F..%2Fx', '/a/x%2F..'];
+  for (const target of ['/../../other/secret', '/a/../../x', '/%2e%2e/x', '/..\\..\\x', 'https://other-vhost/../x', '*', 'ftp://x/y', ...encodedClimbs]) {
     const { status, upstream, reply } = await send(target);
     t.equal(upstream, undefined, `${target} never reaches the dealer`);
     t.equal(status, 400, `${target}: 400`);

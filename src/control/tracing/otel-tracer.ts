@@ -8,6 +8,7 @@
  * The provider, tracer and propagator are this instance's own, never registered globally: two
  * instances in one process (a test suite, a library user) do not share or replace each other's.
  */
+import { displayUrl } from '../../common/display-url.js';
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -99,8 +100,8 @@ class CountedQueue implements SpanProcessor, SpanExporter {
     this.failing = failed;
     this.hooks.log(
       failed
-        ? `traces: export to ${this.settings.url} failed (${result.error?.message ?? 'no reason given'}); spans are dropped and counted in aap_chaos_spans_dropped_total`
-        : `traces: export to ${this.settings.url} works again`,
+        ? `traces: export to ${displayUrl(this.settings.url)} failed (${result.error?.message ?? 'no reason given'}); spans are dropped and counted in aap_chaos_spans_dropped_total`
+        : `traces: export to ${displayUrl(this.settings.url)} works again`,
     );
   }
 

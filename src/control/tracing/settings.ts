@@ -4,6 +4,7 @@
  * Without an endpoint nothing of the SDK is imported and the proxy gets no tracer, so the request
  * path runs no tracing code (src/proxy/trace-hooks.ts).
  */
+import { displayUrl } from '../../common/display-url.js';
 import { OptionError } from '../../options.js';
 import type { Tracing, TracingHooks, TracingSettings } from './types.js';
 
@@ -40,9 +41,9 @@ function checkedUrl(value: string, where: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new OptionError(`${where}: ${JSON.stringify(value)} is not a URL (use e.g. http://127.0.0.1:4318)`);
+    throw new OptionError(`${where}: ${JSON.stringify(displayUrl(value))} is not a URL (use e.g. http://127.0.0.1:4318)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionError(`${where}: ${JSON.stringify(value)} is not an http:// or https:// URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionError(`${where}: ${JSON.stringify(displayUrl(value))} is not an http:// or https:// URL`);
   return value;
 }
 
