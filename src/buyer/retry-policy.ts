@@ -94,7 +94,10 @@ export function retryPolicy(options: RetryPolicyOptions = {}): RetryPolicy {
         // names could be made to overwrite its Authorization or Cookie with an extension URI.
         const named = reading.requiredHeader;
         if (named !== undefined && named.toLowerCase() !== EXTENSIONS_HEADER.toLowerCase())
-          return { action: 'stop', reason: `the dealer asks for ${uri} in header ${JSON.stringify(named.slice(0, 64))}; extensions are activated in ${EXTENSIONS_HEADER} only` };
+          return {
+            action: 'stop',
+            reason: `the dealer asks for ${uri} in header ${JSON.stringify(named.slice(0, 64))}; extensions are activated in ${EXTENSIONS_HEADER} only`,
+          };
         return { action: 'activate', extensionUri: uri, header: EXTENSIONS_HEADER, reason: `activate ${uri}` };
       }
 

@@ -283,7 +283,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
     for (let i = 0; i < calls && !limited && !prober.outOfTime; i++) limited = isRateLimited(await run(RATE_LIMIT_PROBE));
     if (!limited) notes.push(`no RATE_LIMITED after ${calls} calls`);
   }
-  if (!reached) throw new TargetUnreachableError(`cannot reach the dealer at ${displayUrl(target.href)}: ${prober.wire.find((w) => w.failure)?.failure ?? 'no reply'}`);
+  if (!reached)
+    throw new TargetUnreachableError(`cannot reach the dealer at ${displayUrl(target.href)}: ${prober.wire.find((w) => w.failure)?.failure ?? 'no reply'}`);
   if (prober.outOfTime) notes.push('the time budget ran out before every probe was sent');
 
   const rules = gradeRules(prober.findings, profile, opts.probeRateLimit === true, cardSignatures);

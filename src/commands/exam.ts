@@ -89,7 +89,10 @@ const MAX_SEED = 2 ** 31 - 1;
 /** The exam's values, each checked by a shared parser: the refusal names the flag as every command's does. */
 const EXAM_VALUES = {
   seeds: { flag: 'seeds', parse: wholeNumber(1, MAX_TRIALS, `a whole number from 1 to ${MAX_TRIALS}`) },
-  parallel: { flag: 'parallel', parse: wholeNumber(1, MAX_PARALLEL, `a whole number from 1 to ${MAX_PARALLEL} (each run is a proxy, a mock dealer and a buyer)`) },
+  parallel: {
+    flag: 'parallel',
+    parse: wholeNumber(1, MAX_PARALLEL, `a whole number from 1 to ${MAX_PARALLEL} (each run is a proxy, a mock dealer and a buyer)`),
+  },
   repeat: { flag: 'repeat', parse: wholeNumber(1, MAX_TRIALS, `a whole number from 1 to ${MAX_TRIALS}`) },
   shrinkBudget: { flag: 'shrink-budget', parse: atLeastOne },
   seed: { flag: 'seed', parse: wholeNumber(0, MAX_SEED, `a whole number from 0 to ${MAX_SEED}`) },

@@ -36,7 +36,11 @@ export interface Reproducer {
  * `.`, `_` and `-` are kept, no leading dot or dash, at most 80 characters of it.
  */
 export function reproducerName(scenario: string, check: string, seed: number): string {
-  const plain = scenario.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(0, 80) || 'scenario';
+  const plain =
+    scenario
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[.-]+/, '')
+      .slice(0, 80) || 'scenario';
   return `${plain}-${check}-seed${seed}`;
 }
 

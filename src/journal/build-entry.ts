@@ -328,7 +328,9 @@ export function buildJournalEntry(request: ClassifiedRequest, decision: DecidedF
     const kept = boundedReplyError(reply.error);
     // The dealer's own words may echo a customer's contact or the buyer's token, under any name; the proxy's and the rules' never do.
     entry.reply_error =
-      reply.source === 'dealer' ? (redactContactsIn(kept, knownValuesOf(request.headers, request.body, request.skillData, at.secretHeaders)) as ReplyErrorRecord) : kept;
+      reply.source === 'dealer'
+        ? (redactContactsIn(kept, knownValuesOf(request.headers, request.body, request.skillData, at.secretHeaders)) as ReplyErrorRecord)
+        : kept;
     const required = requiredExtensionUri(reply.error);
     if (required !== undefined) entry.required_extension = required;
     if (reply.errorInStream) entry.error_in_stream = true;

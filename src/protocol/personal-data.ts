@@ -9,7 +9,17 @@
  * wherever a reply echoes them (secret-text.ts).
  */
 import { createHash } from 'node:crypto';
-import { EMAIL, isPhone, KEPT_CUSTOMER_FIELDS, maskCredentials, NO_KNOWN_VALUES, PHONE_LIKE, replaceValues, SECRET_KEY, type KnownValues } from './secret-text.js';
+import {
+  EMAIL,
+  isPhone,
+  KEPT_CUSTOMER_FIELDS,
+  maskCredentials,
+  NO_KNOWN_VALUES,
+  PHONE_LIKE,
+  replaceValues,
+  SECRET_KEY,
+  type KnownValues,
+} from './secret-text.js';
 
 /** Deeper values are cut (a request that deep is no AAP request): every walk here is bounded. */
 const MAX_DEPTH = 32;
@@ -144,7 +154,12 @@ export function scrubReply(value: unknown, replaced: Map<string, string>, known:
  */
 export function scrubText(text: string, replaced: Map<string, string>, known: KnownValues = NO_KNOWN_VALUES): string {
   let out = maskCredentials(text);
-  if (known.secrets.length) out = replaceValues(out, known.secrets.map((s) => [s, '[redacted]']), false);
+  if (known.secrets.length)
+    out = replaceValues(
+      out,
+      known.secrets.map((s) => [s, '[redacted]']),
+      false,
+    );
   if (replaced.size) out = replaceValues(out, replaced, true);
   return pseudonymizeText(out);
 }

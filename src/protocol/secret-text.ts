@@ -105,12 +105,7 @@ function secretMembersIn(node: unknown, into: string[], depth = 0): void {
  * secret headers (and of `extraSecretHeaders`, the --redact-header names), the values of its
  * secret-named members, and its lead customer's own texts.
  */
-export function knownValuesOf(
-  headers: IncomingHttpHeaders,
-  body: unknown,
-  skillData: unknown,
-  extraSecretHeaders: readonly string[] = [],
-): KnownValues {
+export function knownValuesOf(headers: IncomingHttpHeaders, body: unknown, skillData: unknown, extraSecretHeaders: readonly string[] = []): KnownValues {
   const secrets: string[] = [];
   for (const name of Object.keys(headers)) {
     if (!isSecretHeaderName(name) && !extraSecretHeaders.some((h) => h.toLowerCase() === name)) continue;
@@ -145,8 +140,18 @@ export function replaceValues(text: string, values: Iterable<[string, string]>, 
 /** The text with credentials, known values, contacts and phone numbers replaced by markers saying what was there. */
 export function redactContacts(text: string, known: KnownValues = NO_KNOWN_VALUES): string {
   let out = maskCredentials(text);
-  if (known.secrets.length) out = replaceValues(out, known.secrets.map((s) => [s, '[redacted]']), false);
-  if (known.personal.length) out = replaceValues(out, known.personal.map((s) => [s, '[personal data redacted]']), true);
+  if (known.secrets.length)
+    out = replaceValues(
+      out,
+      known.secrets.map((s) => [s, '[redacted]']),
+      false,
+    );
+  if (known.personal.length)
+    out = replaceValues(
+      out,
+      known.personal.map((s) => [s, '[personal data redacted]']),
+      true,
+    );
   if (!/[@\d]/.test(out)) return out;
   return out.replace(EMAIL, '[e-mail redacted]').replace(PHONE_LIKE, (m) => (isPhone(m) ? '[phone redacted]' : m));
 }

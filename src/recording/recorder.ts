@@ -149,7 +149,8 @@ export class Recorder {
       recorded.part = { ...skillPartOf(request), data: scrubbed.data };
     } else if (request.body?.params !== undefined) recorded.params = scrubParams(request.body.params);
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(tap.headers)) if (!FRAMING_HEADERS.has(name) && !isSecretHeaderName(name) && !this.secretHeaders.has(name)) headers[name] = value;
+    for (const [name, value] of Object.entries(tap.headers))
+      if (!FRAMING_HEADERS.has(name) && !isSecretHeaderName(name) && !this.secretHeaders.has(name)) headers[name] = value;
     const reply: RecordedReply = { status: tap.status, headers };
     const bytes = Buffer.concat(tap.chunks);
     const encoded = headers['content-encoding'] !== undefined && headers['content-encoding'] !== 'identity';

@@ -144,7 +144,8 @@ export class StagingControls implements RequestObserver {
     const now = this.host.current();
     const shared = raw === undefined ? undefined : checkSharedTtl(raw);
     if (shared && !shared.ok) this.host.log(`time to live in Redis refused: ${shared.problem}; the scenario in force stays, without one`);
-    if (shared?.ok && now?.version === shared.ttl.version) this.armScenarioTtl(shared.ttl.expires_at, shared.revertsTo, shared.ttl.previous, shared.ttl.version);
+    if (shared?.ok && now?.version === shared.ttl.version)
+      this.armScenarioTtl(shared.ttl.expires_at, shared.revertsTo, shared.ttl.previous, shared.ttl.version);
     else if (this.armedVersion !== now?.version || shared?.ok === false) this.ttl.disarm('scenario'); // a read issued before this replica armed its own
   }
 

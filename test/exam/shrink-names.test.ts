@@ -27,7 +27,24 @@ t.test('a scenario named ../../pwned: the reproducer is written inside repro/, n
     path.join(cwd, 'hostile.yaml'),
     'scenario: ../../pwned\nrules:\n  - id: sold\n    match: { skill: inventory.vehicle }\n    error: VEHICLE_UNAVAILABLE\n',
   );
-  const run = await exam(['--scenarios', 'hostile.yaml', '--shrink', '--shrink-budget', '3', '--allow-incomplete', '--json', '--', process.execPath, '--input-type=module', '-e', BUYER], {}, cwd);
+  const run = await exam(
+    [
+      '--scenarios',
+      'hostile.yaml',
+      '--shrink',
+      '--shrink-budget',
+      '3',
+      '--allow-incomplete',
+      '--json',
+      '--',
+      process.execPath,
+      '--input-type=module',
+      '-e',
+      BUYER,
+    ],
+    {},
+    cwd,
+  );
   t.equal(run.code, 1, run.err);
   const card = JSON.parse(run.out) as ExamJson & { reproducers: Reproducer[] };
   const written = card.reproducers.filter((r) => r.file !== undefined);

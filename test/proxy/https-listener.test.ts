@@ -107,9 +107,13 @@ t.test('bad TLS files: one line naming the flag, exit 2, nothing listens', { ski
 /** A self-signed RSA certificate (its key is thrown away): the test CA's keys are EC. */
 function rsaCertificate(dir: string): string {
   const file = path.join(dir, 'rsa.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'rsa.key'), '-out', file, '-days', '1', '-subj', '/CN=127.0.0.1'], {
-    stdio: 'pipe',
-  });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'rsa.key'), '-out', file, '-days', '1', '-subj', '/CN=127.0.0.1'],
+    {
+      stdio: 'pipe',
+    },
+  );
   return file;
 }
 

@@ -12,7 +12,8 @@ import { request, skillRequest, startUpstream } from '../helpers/servers.js';
 
 /** Where the run's own dealer listens, from its first start-up line. */
 const innerUrl = (logs: string[]) => /proxy on .* at (http:\/\/127\.0\.0\.1:\d+)/.exec(logs.join('\n'))![1]!;
-const send = (url: string, host: string) => request(`${url}/a2a`, { body: skillRequest('inventory.search'), headers: { host, 'content-type': 'application/json' } });
+const send = (url: string, host: string) =>
+  request(`${url}/a2a`, { body: skillRequest('inventory.search'), headers: { host, 'content-type': 'application/json' } });
 
 t.test('the embedded mock answers a foreign Host with 421', async (t) => {
   const logs: string[] = [];
@@ -55,5 +56,11 @@ t.test('in spy mode the replay dealer relays and records nothing for a foreign H
   t.equal(relayed.status, 200, 'through the proxy the request is relayed');
   t.equal(live.seen.length, before + 1);
   await rt.close();
-  t.equal(readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('"type":"exchange"')).length, 1, 'only the proxied exchange was recorded');
+  t.equal(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"exchange"')).length,
+    1,
+    'only the proxied exchange was recorded',
+  );
 });

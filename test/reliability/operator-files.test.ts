@@ -32,8 +32,12 @@ const FIFO = /fifo: is a FIFO \(named pipe\), not a regular file/;
 t.test('each reader refuses a FIFO, a device or an oversized file at once, naming it', async (t) => {
   t.throws(() => readServerTls({ tlsCert: fifo, tlsKey: key }), { message: /^--tls-cert: .*fifo: is a FIFO \(named pipe\), not a regular file/ });
   t.throws(() => readServerTls({ tlsCert: cert, tlsKey: fifo }), { message: /^--tls-key: .*fifo: is a FIFO/ });
-  t.throws(() => readServerTls({ tlsCert: hugePem, tlsKey: key }), { message: /^--tls-cert: .*huge\.pem: is \d+ bytes, more than the 1048576 bytes a PEM file may have/ });
-  t.throws(() => readServerTls({ adminTlsCert: cert, adminTlsKey: '/dev/zero' }), { message: /^--admin-tls-key: \/dev\/zero: is a device, not a regular file/ });
+  t.throws(() => readServerTls({ tlsCert: hugePem, tlsKey: key }), {
+    message: /^--tls-cert: .*huge\.pem: is \d+ bytes, more than the 1048576 bytes a PEM file may have/,
+  });
+  t.throws(() => readServerTls({ adminTlsCert: cert, adminTlsKey: '/dev/zero' }), {
+    message: /^--admin-tls-key: \/dev\/zero: is a device, not a regular file/,
+  });
   t.throws(() => loadInventoryFile(fifo), { message: /^--inventory: .*fifo: is a FIFO/ });
   await t.rejects(readRecording(fifo), { message: FIFO });
   await t.rejects(readJournal(fifo), { message: /cannot read the journal: is a FIFO/ });

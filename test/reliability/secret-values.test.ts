@@ -27,7 +27,21 @@ const lead = {
 };
 const headers = { 'content-type': 'application/json', authorization: BEARER, 'x-api-key': API_KEY };
 /** Everything above that must not be kept. */
-const NEVER = [BEARER, 'abc-live-token-4242', API_KEY, STRIPE, MESSAGE_EMAIL, '010-4477', '5550104477', 'hunter2-in-body', 'Zyxella', 'Quortwain', 'zq@example.net', 'hdr-secret-1', 'hdr-secret-2'];
+const NEVER = [
+  BEARER,
+  'abc-live-token-4242',
+  API_KEY,
+  STRIPE,
+  MESSAGE_EMAIL,
+  '010-4477',
+  '5550104477',
+  'hunter2-in-body',
+  'Zyxella',
+  'Quortwain',
+  'zq@example.net',
+  'hdr-secret-1',
+  'hdr-secret-2',
+];
 
 /** A dealer that echoes whatever it was sent, under names that say nothing of secrets. */
 async function echoingDealer(t: Test, asError: boolean) {
@@ -45,7 +59,11 @@ async function echoingDealer(t: Test, asError: boolean) {
       billing: { api: STRIPE, password: 'hunter2-in-body', x_api_key: API_KEY },
     };
     res.writeHead(200, { 'content-type': 'application/json', 'x-auth-token': 'hdr-secret-1', 'x-amz-security-token': 'hdr-secret-2' });
-    res.end(JSON.stringify(asError ? { jsonrpc: '2.0', id: sent.id, error: { code: -32602, message: echo.note, data: echo } } : { jsonrpc: '2.0', id: sent.id, result: echo }));
+    res.end(
+      JSON.stringify(
+        asError ? { jsonrpc: '2.0', id: sent.id, error: { code: -32602, message: echo.note, data: echo } } : { jsonrpc: '2.0', id: sent.id, result: echo },
+      ),
+    );
   });
   t.teardown(() => dealer.close());
   return dealer;
@@ -79,5 +97,8 @@ t.test("the journal's reply_error keeps none of it", async (t) => {
   for (const secret of NEVER) t.notOk(text.includes(secret), `the journal does not contain "${secret}"`);
   const line = JSON.parse(text.trim().split('\n').at(-1)!);
   t.match(line.reply_error.data, { seen_auth: 'Bearer [redacted]', billing: { api: '[token redacted]', password: '[redacted]', x_api_key: '[redacted]' } });
-  t.match(line.reply_error.message, /^lead from \[personal data redacted\] \[personal data redacted\]: Call me at \[phone redacted\] or mail \[e-mail redacted\]$/);
+  t.match(
+    line.reply_error.message,
+    /^lead from \[personal data redacted\] \[personal data redacted\]: Call me at \[phone redacted\] or mail \[e-mail redacted\]$/,
+  );
 });

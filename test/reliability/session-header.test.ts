@@ -22,8 +22,14 @@ t.test('--session-header naming a secret header: exit 2, one line, nothing start
 });
 
 t.test('the library refuses the same names', async (t) => {
-  await t.rejects(startChaos({ sessionHeader: 'proxy-authorization' }), { name: 'OptionError', message: /^option sessionHeader \(flag --session-header\): "proxy-authorization" is a header whose value is a secret/ });
-  await t.rejects(startChaos({ sessionHeader: 'x-team', redactHeaders: ['x-team'] }), { name: 'OptionError', message: /--session-header: "x-team" is named by --redact-header/ });
+  await t.rejects(startChaos({ sessionHeader: 'proxy-authorization' }), {
+    name: 'OptionError',
+    message: /^option sessionHeader \(flag --session-header\): "proxy-authorization" is a header whose value is a secret/,
+  });
+  await t.rejects(startChaos({ sessionHeader: 'x-team', redactHeaders: ['x-team'] }), {
+    name: 'OptionError',
+    message: /--session-header: "x-team" is named by --redact-header/,
+  });
   const ok = await startChaos({ sessionHeader: 'x-test-run' });
   t.equal(ok.status().scenario, null, 'an ordinary header is taken');
   await ok.close();

@@ -46,7 +46,10 @@ t.test('the library: use() with a TTL past the bound rejects and changes nothing
   await t.rejects(chaos.use(other, { ttlMs: 1e15 }), /ttl .*longer than 720h/);
   t.equal(chaos.status().scenario, 'flaky-internal');
   t.same(chaos.status().ttl, []);
-  await t.rejects(startChaos({ maxTtlMs: 1e15 }), { name: 'OptionError', message: /^option maxTtlMs \(flag --max-ttl\): 1000000000000000 is longer than 720h/ });
+  await t.rejects(startChaos({ maxTtlMs: 1e15 }), {
+    name: 'OptionError',
+    message: /^option maxTtlMs \(flag --max-ttl\): 1000000000000000 is longer than 720h/,
+  });
 });
 
 t.test('--max-ttl past the bound: exit 2, one line naming the flag', async (t) => {
@@ -108,7 +111,11 @@ t.test('a TTL in Redis out of range wedges no replica, nor one started later', {
     t.same(status.json.ttl, [], 'no TTL armed from it');
     t.equal(status.json.scenario, 'calm');
   }
-  t.match(logs.find((l) => l.includes('refused')), /expires_at/, 'the log line says what is wrong');
+  t.match(
+    logs.find((l) => l.includes('refused')),
+    /expires_at/,
+    'the log line says what is wrong',
+  );
   await client.set('aap-chaos:ttl', bad[0]!);
   const late = await start('late');
   const status = await adminCall(late, 'GET', '/status');

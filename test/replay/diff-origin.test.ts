@@ -38,7 +38,11 @@ t.test('a recorded path that leaves --target is refused at read time; the other 
   for (const [i, bad] of [`//${hostPort}/x`, `/\\${hostPort}/x`, '/a2a/../x', '/a2a?x=1', '/a2a/..%2F..%2Fx'].entries()) {
     const file = path.join(dir, `bad-${i}.jsonl`);
     writeFileSync(file, `${exchange('/a2a')}\n${exchange(bad)}\n`);
-    await t.rejects(readRecording(file), { message: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: request\\.path is not an origin-form path`) }, bad);
+    await t.rejects(
+      readRecording(file),
+      { message: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: request\\.path is not an origin-form path`) },
+      bad,
+    );
     const run = await cli(['replay', '--diff', file, '--target', target.url]);
     t.equal(run.code, 2, `${bad}: exit 2`);
     t.match(run.err, `${file}:2: request.path`, `${bad}: the line is named`);

@@ -43,7 +43,8 @@ function checkedUrl(value: string, where: string): string {
   } catch {
     throw new OptionError(`${where}: ${JSON.stringify(displayUrl(value))} is not a URL (use e.g. http://127.0.0.1:4318)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionError(`${where}: ${JSON.stringify(displayUrl(value))} is not an http:// or https:// URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OptionError(`${where}: ${JSON.stringify(displayUrl(value))} is not an http:// or https:// URL`);
   return value;
 }
 
