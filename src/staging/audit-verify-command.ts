@@ -6,15 +6,18 @@
  * its tail confirmed, 1 naming each break, a missing file or a cut tail, 2 when a file cannot be
  * read.
  */
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
+import { readRegularFile } from '../common/regular-file.js';
 import { headFileOf, parseAuditHead, type AuditHead } from './audit-head.js';
 import { verifyChain, type ChainFile, type HeadCheck } from './audit-chain-check.js';
 
 /** Audit files larger than this (unpacked) are refused rather than read into memory. */
 const MAX_AUDIT_BYTES = 512 * 1024 * 1024;
+/** A head is one short JSON line. */
+const MAX_HEAD_BYTES = 4096;
 const unzip = promisify(gunzip);
 
 /** A file the operator named that cannot be used: exit 2. */
@@ -124,14 +127,11 @@ function missingFiles(base: string, files: readonly string[]): string[] {
 }
 
 async function readAuditFile(file: string): Promise<string> {
-  const fail = (e: NodeJS.ErrnoException) => {
-    throw new Unreadable(`cannot read ${file} (${e.code ?? e.message})`);
-  };
-  const info = await stat(file).catch(fail);
-  if (info.size > MAX_AUDIT_BYTES) throw new Unreadable(`${file} is larger than ${MAX_AUDIT_BYTES} bytes`);
-  const bytes = await readFile(file).catch(fail);
-  if (!rotationOf(file).gz) return bytes.toString('utf8');
-  const unpacked = await unzip(bytes, { maxOutputLength: MAX_AUDIT_BYTES }).catch((e: NodeJS.ErrnoException) => {
+  // A regular file only, bounded: a FIFO given as a log would otherwise hang the command.
+  const read = readRegularFile(file, { maxBytes: MAX_AUDIT_BYTES, what: 'an audit log' });
+  if (!read.ok) throw new Unreadable(`cannot read ${file}: ${read.message}`);
+  if (!rotationOf(file).gz) return read.bytes.toString('utf8');
+  const unpacked = await unzip(read.bytes, { maxOutputLength: MAX_AUDIT_BYTES }).catch((e: NodeJS.ErrnoException) => {
     throw new Unreadable(`${file} cannot be unpacked (${e.code ?? e.message})`);
   });
   return unpacked.toString('utf8');
@@ -140,11 +140,10 @@ async function readAuditFile(file: string): Promise<string> {
 async function headCheck(base: string, opts: AuditVerifyOptions): Promise<HeadCheck> {
   const name = opts.head ?? headFileOf(base);
   if (opts.noHead) return { head: undefined, name, required: false };
-  const text = await readFile(name, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT' && opts.head === undefined) return undefined;
-    throw new Unreadable(`cannot read the head ${name} (${e.code ?? e.message})`);
-  });
-  if (text === undefined) return { head: undefined, name, required: true };
+  const read = readRegularFile(name, { maxBytes: MAX_HEAD_BYTES, what: 'an audit head' });
+  if (!read.ok && read.message === 'no such file' && opts.head === undefined) return { head: undefined, name, required: true };
+  if (!read.ok) throw new Unreadable(`cannot read the head ${name}: ${read.message}`);
+  const text = read.bytes.toString('utf8');
   const head: AuditHead | undefined = parseAuditHead(text);
   if (!head) throw new Unreadable(`${name} is not an audit head ({"seq":N,"hash":"…"})`);
   return { head, name };

@@ -5,6 +5,7 @@
 import t, { type Test } from 'tap';
 import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AuditLog, chainEntry, type AuditEntry, type AuditFacts } from '../../src/staging/audit.js';
@@ -179,4 +180,23 @@ t.test('the command line: several files, a directory, --head, --no-head; exit 2 
   const missing = await cli(['audit', 'verify', path.join(dir, 'nope.jsonl')]);
   t.equal(missing.code, 2);
   t.match(missing.err, /^aap-chaos: audit verify: cannot read .*nope\.jsonl \(ENOENT\)\n$/);
+});
+
+t.test('a FIFO where a head or a rotated file should be is refused at once, never waited on', async (t) => {
+  const dir = await tempDir(t);
+  const file = path.join(dir, 'audit.jsonl');
+  await writeLog(file, 2);
+  const head = readFileSync(`${file}.head`);
+  unlinkSync(`${file}.head`);
+  execFileSync('mkfifo', [`${file}.head`]);
+  const atHead = await cli(['audit', 'verify', file]);
+  t.equal(atHead.code, 2, atHead.err);
+  t.match(atHead.err, /^aap-chaos: audit verify: cannot read the head .*audit\.jsonl\.head: is a FIFO \(named pipe\), not a regular file/);
+  unlinkSync(`${file}.head`);
+  writeFileSync(`${file}.head`, head);
+  // In a directory, a FIFO named as the chain's rotated file is taken for one: refused, not waited on.
+  execFileSync('mkfifo', [`${file}.1`]);
+  const inDir = await cli(['audit', 'verify', dir]);
+  t.equal(inDir.code, 2, inDir.err);
+  t.match(inDir.err, /cannot read .*audit\.jsonl\.1: is a FIFO \(named pipe\), not a regular file/);
 });
