@@ -22,17 +22,15 @@ export const noStormCheck: Check = {
     const limitedIds: string[] = [];
     const stormIds: string[] = [];
     let worst: { extras: number; hint: number; skill: string } | undefined;
-    for (const [index, limited] of requests.entries()) {
+    // Each skill's requests in start order, with their starts: a window's requests are found by
+    // binary search, so a report over a full journal ring is not quadratic in the client's requests.
+    const groups = bySkill(requests);
+    for (const limited of requests) {
       const hint = retryHintMs(limited);
       if (hint === undefined) continue;
       limitedIds.push(limited.id);
-      const windowEnd = limited.t + hint - tolerance;
-      const extras: JournalEntry[] = [];
-      // requests are in start order, so the window's requests are the ones right after this one
-      for (let i = index + 1; i < requests.length && requests[i].t < windowEnd; i++) {
-        // Requests already in flight when the reply went out could not have heeded it.
-        if (skillOf(requests[i]) === skillOf(limited) && reactsTo(requests, limited, requests[i], tolerance)) extras.push(requests[i]);
-      }
+      const group = groups.get(skillOf(limited))!;
+      const extras = extrasIn(requests, group, group.positions.get(limited)!, limited.t + hint - tolerance, tolerance);
       if (extras.length <= allowedExtras) continue;
       stormIds.push(limited.id, ...extras.map((e) => e.id));
       if (worst === undefined || extras.length > worst.extras) worst = { extras: extras.length, hint, skill: skillOf(limited) };
@@ -50,3 +48,51 @@ export const noStormCheck: Check = {
     );
   },
 };
+
+/** One skill's requests in start order, their starts, and where each one is among them. */
+interface SkillRequests {
+  same: JournalEntry[];
+  starts: number[];
+  positions: Map<JournalEntry, number>;
+}
+
+function bySkill(requests: readonly JournalEntry[]): Map<string, SkillRequests> {
+  const groups = new Map<string, SkillRequests>();
+  for (const r of requests) {
+    const skill = skillOf(r);
+    let group = groups.get(skill);
+    if (group === undefined) groups.set(skill, (group = { same: [], starts: [], positions: new Map() }));
+    group.positions.set(r, group.same.length);
+    group.same.push(r);
+    group.starts.push(r.t);
+  }
+  return groups;
+}
+
+/** The first position after `from` whose start is at least `t` (`starts` ascend). */
+function firstAtOrAfter(starts: readonly number[], t: number, from: number): number {
+  let lo = from;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (starts[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The requests of the limited one's skill that start inside its window and react to its reply:
+ * every one from `tolerance` past the reply's end counts; the few closer to it count only when
+ * they did not cross the reply on the wire (reactsTo).
+ */
+function extrasIn(requests: readonly JournalEntry[], { same, starts }: SkillRequests, at: number, windowEnd: number, tolerance: number): JournalEntry[] {
+  const limited = same[at]!;
+  const replyEnd = limited.t + limited.duration_ms;
+  const end = firstAtOrAfter(starts, windowEnd, at + 1);
+  const sure = Math.min(end, firstAtOrAfter(starts, replyEnd + tolerance, at + 1));
+  const extras: JournalEntry[] = [];
+  for (let i = firstAtOrAfter(starts, replyEnd - 1, at + 1); i < sure; i++) if (reactsTo(requests, limited, same[i]!, tolerance)) extras.push(same[i]!);
+  for (let i = sure; i < end; i++) extras.push(same[i]!);
+  return extras;
+}

@@ -129,8 +129,66 @@ export function reactsTo(requests: readonly JournalEntry[], earlier: JournalEntr
   const replyEnd = earlier.t + earlier.duration_ms;
   if (later.t >= replyEnd + crossingMs) return true;
   // Only the few requests this close to a reply get here: is another one in flight beside `earlier`, or as `later` starts?
-  const beside = (r: JournalEntry, from: number, to: number) => r.t < to && r.t + r.duration_ms > from;
-  return !requests.some((r) => r !== earlier && r !== later && (beside(r, earlier.t, replyEnd) || beside(r, later.t, later.t)));
+  const inFlight = inFlightOf(requests);
+  return !inFlight.any(earlier.t, replyEnd, earlier, later) && !inFlight.any(later.t, later.t, earlier, later);
+}
+
+/**
+ * Which of a client's requests were in flight when, answered in one lookup: for each prefix of the
+ * requests in start order, the three that end last. A request other than two given ones in flight
+ * across [from, to) started before `to` and ends after `from`, so it is among the three of the
+ * prefix before `to`, if any is. Built once per request list and kept beside it, so the checks'
+ * many questions over a full journal ring cost a binary search each, not a walk of the client.
+ */
+class InFlight {
+  private readonly starts: number[];
+  /** top[3k], top[3k+1], top[3k+2]: the three latest-ending requests of the first k, latest first. */
+  private readonly top: (JournalEntry | undefined)[];
+
+  constructor(requests: readonly JournalEntry[]) {
+    const sorted = [...requests].sort((a, b) => a.t - b.t);
+    this.starts = sorted.map((r) => r.t);
+    this.top = new Array(3 * (sorted.length + 1)).fill(undefined);
+    const end = (r: JournalEntry | undefined) => (r === undefined ? -Infinity : r.t + r.duration_ms);
+    sorted.forEach((r, k) => {
+      const best = [this.top[3 * k], this.top[3 * k + 1], this.top[3 * k + 2], r].sort((a, b) => end(b) - end(a));
+      for (let j = 0; j < 3; j++) this.top[3 * (k + 1) + j] = best[j];
+    });
+  }
+
+  /** Whether a request other than `a` and `b` started before `to` and ended after `from`. */
+  any(from: number, to: number, a: JournalEntry, b: JournalEntry): boolean {
+    let lo = 0;
+    let hi = this.starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.starts[mid]! < to) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let j = 0; j < 3; j++) {
+      const r = this.top[3 * lo + j];
+      if (r === undefined) return false;
+      if (r !== a && r !== b) return r.t + r.duration_ms > from;
+    }
+    return false;
+  }
+}
+
+/**
+ * Each request list's index, with what it was built over: live grading (--observe) grows and trims
+ * its lists in place, so an index is used again only while the list still has the same length and
+ * the same first and last request.
+ */
+const inFlightIndexes = new WeakMap<readonly JournalEntry[], { index: InFlight; length: number; first?: JournalEntry; last?: JournalEntry }>();
+
+function inFlightOf(requests: readonly JournalEntry[]): InFlight {
+  const kept = inFlightIndexes.get(requests);
+  const first = requests[0];
+  const last = requests[requests.length - 1];
+  if (kept !== undefined && kept.length === requests.length && kept.first === first && kept.last === last) return kept.index;
+  const index = new InFlight(requests);
+  inFlightIndexes.set(requests, { index, length: requests.length, first, last });
+  return index;
 }
 
 /**
