@@ -10,7 +10,7 @@
  * SCENARIO is a file of bench/scenarios/ (or a path), `rules-N` writes N non-matching rules;
  * BUILD is a directory holding a build's `bench/proxy-child.js` and `dist/` (default: this one);
  * CHILD is a floor's script of bench/ (floor-child.js, error-floor-child.js).
- * Env: AAP_CHAOS_BENCH_FAST_PATH=0 etc. reach every proxy. Stops every child by pid at the end.
+ * Env: variables set for this command reach every proxy. Stops every child by pid at the end.
  */
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';

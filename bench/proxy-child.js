@@ -25,9 +25,7 @@ if (!target || !scenarioFile) {
 const loadStart = performance.now();
 let started;
 try {
-  // AAP_CHAOS_BENCH_FAST_PATH=0 sends every request through undici, to compare the two forwarding paths.
-  const fastPath = process.env.AAP_CHAOS_BENCH_FAST_PATH !== '0';
-  started = await startRuntime({ target, port: 0, host: '127.0.0.1', adminPort: 0, scenario: scenarioFile, seed: 1, journalFile, fastPath });
+  started = await startRuntime({ target, port: 0, host: '127.0.0.1', adminPort: 0, scenario: scenarioFile, seed: 1, journalFile });
 } catch (err) {
   console.error(`bench: the proxy did not start with ${scenarioFile}: ${err.message}`);
   process.exit(1);

@@ -194,7 +194,6 @@ export function formatReport(results, derived) {
     ['require-extension', 'error-floor'],
     ['error-journal-events', 'error-floor'],
     ['passthrough', 'undici-floor'],
-    ['passthrough-undici', 'undici-floor'],
   ]) {
     const c = byCase[name];
     const f = byCase[floorName];
@@ -212,12 +211,6 @@ export function formatReport(results, derived) {
   lines.push(
     `| pass-through against the minimal undici forwarder of the same run | ${fmt(byCase['passthrough'].reqPerSec / byCase['undici-floor'].reqPerSec)}× its req/s | ${signed(byCase['passthrough'].p99 - byCase['undici-floor'].p99)} ms p99 |`,
   );
-  const fast = byCase['passthrough'];
-  const slow = byCase['passthrough-undici'];
-  if (fast && slow)
-    lines.push(
-      `| pass-through's fast path against pass-through over undici (fastPath: false), same run | ${fmt(fast.reqPerSec / slow.reqPerSec)}× the req/s, ${fmt(fast.cpuUsPerRequest / slow.cpuUsPerRequest)}× the CPU per request | ${signed(fast.p99 - slow.p99)} ms p99 |`,
-    );
   lines.push(
     `| error path against the plain node:http error server of the same run | ${fmt(byCase['error-every-request'].reqPerSec / byCase['error-floor'].reqPerSec)}× its req/s | ${signed(byCase['error-every-request'].p99 - byCase['error-floor'].p99)} ms p99 |`,
   );

@@ -51,13 +51,6 @@ const CASES = [
   { name: 'undici-floor', label: 'floor: minimal undici forwarder (no proxy features)', child: './floor-child.js', expect: 'dealer' },
   { name: 'error-floor', label: 'floor: plain node:http INTERNAL_ERROR server (parse, fresh ULID)', child: './error-floor-child.js', expect: 'error' },
   { name: 'passthrough', label: 'proxy, passthrough scenario', scenario: 'passthrough.yaml', expect: 'dealer' },
-  {
-    name: 'passthrough-undici',
-    label: 'proxy, passthrough scenario, fast path off (fastPath: false: every exchange over undici)',
-    scenario: 'passthrough.yaml',
-    expect: 'dealer',
-    env: { AAP_CHAOS_BENCH_FAST_PATH: '0' },
-  },
   { name: 'rules-1000', label: 'proxy, 1,000 non-matching rules', scenario: 'rules-1000.yaml', expect: 'dealer' },
   // Written into the run's temp directory at start (bench/rules-scenario.js), as the load-time case's file is.
   { name: 'rules-10000', label: 'proxy, 10,000 non-matching rules', scenario: `rules-${LOAD_TIME_RULES}.yaml`, generated: LOAD_TIME_RULES, expect: 'dealer' },
@@ -120,12 +113,11 @@ async function runLoad(loader, options) {
   return reply.result;
 }
 
-async function startProxy(scenario, target, execArgv, journalFile, env) {
+async function startProxy(scenario, target, execArgv, journalFile) {
   const file = path.isAbsolute(scenario) ? scenario : path.join(here, 'scenarios', scenario);
   const child = await startChild('./proxy-child.js', [target, file, ...(journalFile ? [journalFile] : [])], {
     execArgv,
-    env,
-    name: `proxy (${path.basename(scenario)}${env ? ', fast path off' : ''})`,
+    name: `proxy (${path.basename(scenario)})`,
   });
   return { child, url: child.ready.url, adminUrl: child.ready.adminUrl };
 }
@@ -224,7 +216,7 @@ async function main() {
         return { url: child.ready.url, pid: child.pid };
       }
       if (!c.scenario) return { url: dealerUrl, pid: upstream.pid };
-      return startProxy(c.generated ? bigScenario : c.scenario, dealerUrl, proxyExecArgv, c.journal ? journalFile : undefined, c.env);
+      return startProxy(c.generated ? bigScenario : c.scenario, dealerUrl, proxyExecArgv, c.journal ? journalFile : undefined);
     }),
   );
   /** The process serving each case, whose CPU per request is read (nginx's workers are not). */

@@ -619,7 +619,7 @@ export const LIBRARY_OPTIONS = {
   eventsBufferBytes: { describe: 'bytes a slow /events client may have waiting before its messages are dropped', parse: bytes },
   fastPath: {
     describe:
-      "untouched exchanges with an http: dealer go over the proxy's own keep-alive sockets instead of undici (default true; the benchmark turns it off to compare)",
+      'accepted and ignored, so existing callers are not refused: it switched a second dealer client for untouched exchanges, removed when it measured no faster than undici',
     parse: boolean,
   },
 } as const satisfies Record<string, LibraryOptionSpec>;

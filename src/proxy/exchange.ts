@@ -19,7 +19,6 @@ import { PASS_THROUGH, type Decider, type Decision } from '../engine/decision.js
 import type { RequestObserver } from '../journal/entry.js';
 import type { Recorder, ReplyTap } from '../recording/recorder.js';
 import type { Forwarder, UpstreamResponse } from './forward.js';
-import type { RawForwarder } from './raw-forward.js';
 import { describeUpstreamError } from './forward.js';
 import { endToEndHeaders } from './hop-by-hop.js';
 import type { ProfileTracker } from './profile.js';
@@ -35,8 +34,6 @@ import type { ExchangeTrace, ExchangeTracer } from './trace-hooks.js';
 /** What a request needs of the proxy it arrived at. */
 export interface ProxyContext {
   readonly forwarder: Forwarder;
-  /** The pass-through fast path's client, when the dealer and the proxy's options allow it (see server.ts). */
-  readonly rawForwarder: RawForwarder | undefined;
   readonly profile: ProfileTracker;
   readonly cardHistory: CardHistory;
   /** Signs every card served (--card-signing-key). */

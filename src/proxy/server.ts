@@ -14,7 +14,6 @@ import { DEFAULT_SESSION_HEADER } from '../engine/sessions.js';
 import type { RequestObserver } from '../journal/entry.js';
 import { ClientKeyHasher, clientKeySource, scenarioHeaderKey, type ClientKeySource } from '../common/client-key.js';
 import { Forwarder, type DealerTls } from './forward.js';
-import { HTTPParser, RawForwarder } from './raw-forward.js';
 import { answerClientError, listenerOptions, type ListenerTimeouts } from '../http/listener-limits.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { ProfileTracker, type ProfileSetting } from './profile.js';
@@ -85,12 +84,6 @@ export interface ProxyOptions {
   serverTls?: TlsPair;
   /** Spans for every exchange (--otlp-endpoint); none when not given. */
   tracer?: ExchangeTracer;
-  /**
-   * Forward untouched exchanges over the proxy's own keep-alive sockets (raw-forward.ts) rather
-   * than undici (default true). Off, every request takes the undici path, which the tests and
-   * the benchmark compare against.
-   */
-  fastPath?: boolean;
   /** Signs every agent card served (--card-signing-key), and is served as the JWKS. */
   cardSigningKey?: CardSigningKey;
   /** Where the proxy says what it does on its own once it runs (a dealer's card signatures it removes). */
@@ -100,7 +93,6 @@ export interface ProxyOptions {
 export class ChaosProxy implements ProxyContext {
   readonly server: http.Server;
   readonly forwarder: Forwarder;
-  readonly rawForwarder: RawForwarder | undefined;
   readonly profile: ProfileTracker;
   /** Swapped atomically: a request reads it once and finishes under the engine it started with. */
   decider: Decider | undefined;
@@ -145,12 +137,6 @@ export class ChaosProxy implements ProxyContext {
     this.tracer = opts.tracer;
     this.clientKeys = new ClientKeyHasher(opts.clientKeySecret);
     this.forwarder = new Forwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, streamIdleTimeoutMs: opts.streamIdleTimeoutMs, tls: opts.tls });
-    // The fast path only where it changes nothing but speed: a plain-http dealer, and nothing that
-    // reads the dealer's reply beside the buyer (a recording, spans, the conformance copy).
-    this.rawForwarder =
-      (opts.fastPath ?? true) && HTTPParser && new URL(opts.target).protocol === 'http:' && !opts.recorder && !opts.tracer && !this.settings.checkDealer
-        ? new RawForwarder(opts.target, { timeoutMs: opts.upstreamTimeoutMs ?? 30_000, streamIdleTimeoutMs: opts.streamIdleTimeoutMs })
-        : undefined;
     this.profile = new ProfileTracker(this.forwarder, opts.profile ?? 'auto', opts.extensionUri, opts.profileOrigin);
     this.recorder = opts.recorder;
     this.cardSigningKey = opts.cardSigningKey;
@@ -187,7 +173,6 @@ export class ChaosProxy implements ProxyContext {
     this.profile.stop();
     await drainAndClose(this.server, this.sockets, drainMs);
     await this.forwarder.destroy();
-    await this.rawForwarder?.destroy();
   }
 
   /**

@@ -88,7 +88,6 @@ export async function buildProxy(
     recorder: side.recorder,
     allowHosts: opts.allowHosts,
     tracer: side.tracing?.tracer,
-    fastPath: opts.fastPath,
     cardSigningKey: side.cardKeys.proxy,
     log: start.log,
   } as const;
