@@ -64,6 +64,25 @@ function setProcessPriority(priority) {
   for (const tid of threads) os.setPriority(tid, priority);
 }
 
+/**
+ * tap runs every test file with its processinfo hook, which it also passes to every process a test
+ * starts (in NODE_OPTIONS, and re-added on each spawn). It records which files each process loaded,
+ * for coverage and `--changed`; this suite runs with coverage off, and the hook doubled the CPU a
+ * started CLI takes to start (0.7 → 1.4 s), hundreds of times per run. So processes started by
+ * tests run without it; the test files themselves keep it.
+ */
+function startChildrenWithoutProcessInfo() {
+  const hooks = globalThis[Symbol.for('process-on-spawn@*:singletonId')];
+  if (hooks && Array.isArray(hooks.listeners)) hooks.listeners.length = 0;
+  const options = process.env.NODE_OPTIONS;
+  if (options?.includes('@tapjs/processinfo')) {
+    const rest = options.replace(/"?--(?:import|loader|require)[= ]"?[^\s"]*@tapjs\/processinfo[^\s"]*"?/g, '').trim();
+    if (rest) process.env.NODE_OPTIONS = rest;
+    else delete process.env.NODE_OPTIONS;
+  }
+}
+if (process.env.TAP_DISABLE_COVERAGE === '1') startChildrenWithoutProcessInfo();
+
 let timing = false;
 try {
   const file = process.argv[1];

@@ -12,7 +12,11 @@ import { createBuyer, skillRequestJson } from '../helpers/sdk-buyer.js';
 import { waitFor } from '../helpers/servers.js';
 import type { ProxyOptions } from '../../src/proxy/server.js';
 
-const UPSTREAM_TIMEOUT_MS = 100;
+/**
+ * Short, but not so short that a dealer in this busy test process misses it before its headers: at
+ * 100 ms a loaded CI machine once answered the headers late, and the stream was never tested.
+ */
+const UPSTREAM_TIMEOUT_MS = 400;
 /** How long the dealer stays quiet mid-stream: well past the upstream timeout (and undici's coarse clock). */
 const QUIET_MS = 1_500;
 
