@@ -49,8 +49,16 @@ export function withUntidyTwins(battery: readonly BatteryScenario[]): BatterySce
 interface Reaction {
   /** The error met: skill and code. */
   met: string;
-  /** What the buyer did next. */
+  /** What the buyer did next, as the checks read it. */
   did: string;
+  /**
+   * The same, with every request that started after the reply counted as a possible reaction. A
+   * buyer with several requests in flight may answer an error within the checks' crossing window,
+   * where they cannot tell its reaction from a request that crossed the reply on the wire: the
+   * checks then look further on, and a busy machine decides which side of the window it falls. A
+   * reaction matches when either reading of one run equals either reading of the other.
+   */
+  didLoosely: string;
   /** The reply, for evidence. */
   entry: JournalEntry;
 }
@@ -61,14 +69,14 @@ function keyClause(error: JournalEntry, next: JournalEntry): string {
   return next.idempotency_key === error.idempotency_key ? ', with the same idempotency_key' : ', with a new idempotency_key';
 }
 
-function reactionTo(requests: readonly JournalEntry[], index: number, tolerance: number): string {
+function reactionTo(requests: readonly JournalEntry[], index: number, tolerance: number, crossingMs: number): string {
   const error = requests[index]!;
   const identity = requestIdentity(error);
-  const again = identity === undefined ? undefined : nextRequest(requests, index, (e) => requestIdentity(e) === identity, tolerance);
+  const again = identity === undefined ? undefined : nextRequest(requests, index, (e) => requestIdentity(e) === identity, crossingMs);
   // Only an error that names what to change (listed places, the idempotency key) makes the next
   // request of the skill its answer; otherwise that may be any other request of a busy buyer.
   const namesChange = (error.listed_problems?.length ?? 0) > 0 || error.error_code === 'IDEMPOTENCY_CONFLICT';
-  const next = again ?? (namesChange ? nextRequest(requests, index, (e) => skillOf(e) === skillOf(error), tolerance) : undefined);
+  const next = again ?? (namesChange ? nextRequest(requests, index, (e) => skillOf(e) === skillOf(error), crossingMs) : undefined);
   if (next === undefined) return namesChange ? `gave up on ${skillOf(error)}` : 'did not send it again';
   let did = next === again ? 'sent the same request again' : 'changed the request';
   const listed = error.listed_problems ?? [];
@@ -86,7 +94,16 @@ function reactionTo(requests: readonly JournalEntry[], index: number, tolerance:
 function reactions(journal: readonly JournalEntry[], tolerance: number): Reaction[] {
   const requests = journal.filter((e) => e.method !== undefined).sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : 1));
   return requests.flatMap((entry, i) =>
-    sawError(entry) ? [{ met: `${skillOf(entry)} ${entry.error_code ?? `error ${entry.rpc_code}`}`, did: reactionTo(requests, i, tolerance), entry }] : [],
+    sawError(entry)
+      ? [
+          {
+            met: `${skillOf(entry)} ${entry.error_code ?? `error ${entry.rpc_code}`}`,
+            did: reactionTo(requests, i, tolerance, tolerance),
+            didLoosely: reactionTo(requests, i, tolerance, 0),
+            entry,
+          },
+        ]
+      : [],
   );
 }
 
@@ -97,11 +114,15 @@ function skillCounts(journal: readonly JournalEntry[]): Map<string, number> {
   return counts;
 }
 
+function sameReaction(a: Reaction, b: Reaction): boolean {
+  return a.did === b.did || a.did === b.didLoosely || a.didLoosely === b.did || a.didLoosely === b.didLoosely;
+}
+
 /** The first reaction of the twin that the base run has no match for (order of independent requests aside). */
 function firstUnmatched(base: Reaction[], twin: Reaction[]): { twin?: Reaction; base?: Reaction } | undefined {
   const left = [...base];
   for (const r of twin) {
-    const at = left.findIndex((b) => b.met === r.met && b.did === r.did);
+    const at = left.findIndex((b) => b.met === r.met && sameReaction(b, r));
     if (at >= 0) left.splice(at, 1);
     else return { twin: r, base: left.find((b) => b.met === r.met) };
   }

@@ -87,11 +87,16 @@ export class RedisStateStore implements SharedRuleStore {
     const client = clientFor(RedisClient, url, true);
     let lastError: Error | undefined;
     client.on('error', (e: Error) => (lastError ??= e));
+    // The first PING is part of connecting: it has the connect bound, not one call's 250 ms, which a
+    // process busy loading its modules can overrun with the answer already waiting in the socket
+    // (timers run before the socket is read).
+    client.options.commandTimeout = undefined;
     try {
       await Promise.race([
         client.connect().then(() => client.ping()),
         new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS).unref()),
       ]);
+      client.options.commandTimeout = REDIS_CALL_TIMEOUT_MS;
     } catch (err) {
       client.disconnect();
       const cause = lastError ?? (err as Error);

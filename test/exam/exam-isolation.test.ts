@@ -18,6 +18,8 @@ console.log(JSON.stringify({ names, code: reply.error?.data?.code ?? null }));
 
 t.test('exam under AAP_CHAOS_STATE keeps to its own memory state; the buyer gets no aap-chaos secret', { skip: redisMissing() }, async (t) => {
   const redis = await startRedis();
+  // Stopped even when the fleet below fails to start: a redis-server left running kept this file open until tap's timeout.
+  t.teardown(() => redis.close());
   // A live fleet, running a scenario that fails every search.
   const fleet = await startRuntime({
     port: 0,
@@ -31,7 +33,6 @@ t.test('exam under AAP_CHAOS_STATE keeps to its own memory state; the buyer gets
   t.teardown(async () => {
     client.disconnect();
     await fleet.close();
-    await redis.close();
   });
   const versionBefore = await client.hget('aap-chaos:scenario', 'version');
   const stateUrl = redis.url.replace('redis://', 'redis://:fleet-password-123@');

@@ -91,3 +91,27 @@ t.test('no envelope untidied: NOT EXERCISED; one journal alone never exercises i
   t.equal(pair(journal(true, false), journal(true, false)).verdicts['payload-by-type'], 'NOT EXERCISED');
   t.equal(grade(journal(true, true), 'payload-by-type').verdict, 'NOT EXERCISED');
 });
+
+/**
+ * A buyer with several requests in flight that answers IDEMPOTENCY_CONFLICT with a fresh key: in
+ * one run its answer comes well after the reply, in the other within the checks' crossing window
+ * while a search is in flight (a busy machine), where the checks cannot tell it from a request that
+ * crossed the reply. Both are the same reaction (zoo-43 got a false FAIL here: "gave up on
+ * lead.submit, where with tidy envelopes it sent the same request again").
+ */
+function conflictAnsweredAt(untidy: boolean, resendAfterReplyMs: number): JournalEntry[] {
+  const j = new JournalBuilder();
+  const lead = { skill: 'lead.submit', request_hash: 'hash-lead' };
+  j.at(0, { ...lead, idempotency_key: 'k-1' });
+  j.at(100, { ...lead, idempotency_key: 'k-1', ...reply.refused('IDEMPOTENCY_CONFLICT'), ...(untidy ? untidied : {}) });
+  j.at(104, { request_hash: 'hash-search', duration_ms: 200 }); // in flight as the answer goes out
+  j.at(105 + resendAfterReplyMs, { ...lead, idempotency_key: 'k-fresh' });
+  return j.entries;
+}
+
+t.test('an answer that falls inside the crossing window in one run and outside it in the other is the same reaction: PASS', async (t) => {
+  const twin = pair(conflictAnsweredAt(false, 120), conflictAnsweredAt(true, 3));
+  t.equal(twin.verdicts['payload-by-type'], 'PASS', twin.explanations['payload-by-type'] ?? '');
+  const reverse = pair(conflictAnsweredAt(false, 3), conflictAnsweredAt(true, 120));
+  t.equal(reverse.verdicts['payload-by-type'], 'PASS', reverse.explanations['payload-by-type'] ?? '');
+});
