@@ -320,9 +320,10 @@ t.test('attach mode: the admin token decides, and no result carries it', async (
   const TOKEN = 'mcp-test-token-7f3a';
   const chaos = await startChaos({ port: 0, adminPort: 0, scenario: 'rate-limit-storm', adminToken: TOKEN });
   t.teardown(() => chaos.close());
-  const [right, wrong] = await Promise.all([
+  const [right, wrong, none] = await Promise.all([
     connect(t, ['--admin', chaos.adminUrl], { AAP_CHAOS_ADMIN_TOKEN: TOKEN }),
     connect(t, ['--admin', chaos.adminUrl, '--admin-token', 'not-the-token']),
+    connect(t, ['--admin', chaos.adminUrl]),
   ]);
 
   const status = await right.call('status');
@@ -339,11 +340,14 @@ t.test('attach mode: the admin token decides, and no result carries it', async (
   const change = await wrong.call('use_scenario', { name: 'passthrough' });
   t.ok(change.isError, 'and changes nothing');
   t.equal(chaos.status().scenario, 'rate-limit-storm', 'the scenario in force is untouched');
-  const everything = [right.stderr(), wrong.stderr(), JSON.stringify([status, refused, change])].join('\n');
+  const tokenless = await none.call('journal', { limit: 5 });
+  t.ok(tokenless.isError, 'no token at all reads nothing either');
+  t.match(textOf(tokenless), /answered 401: missing or wrong admin token/);
+  const everything = [right.stderr(), wrong.stderr(), none.stderr(), JSON.stringify([status, refused, change, tokenless])].join('\n');
   t.notMatch(everything, TOKEN);
   t.notMatch(everything, 'not-the-token');
-  await Promise.all([right.close(), wrong.close()]);
-  t.ok(right.gone() && wrong.gone(), 'both server processes are gone');
+  await Promise.all([right.close(), wrong.close(), none.close()]);
+  t.ok(right.gone() && wrong.gone() && none.gone(), 'every server process is gone');
 });
 
 t.test('the server ends when the host closes stdin; attach mode takes no run flags, and --admin must be a plain URL', async (t) => {
