@@ -8,7 +8,8 @@ import { displayUrl } from './common/display-url.js';
 import { startMockDealer, type RunningMockDealer } from './mock/server.js';
 import type { MockDealerOptions } from './mock/dealer.js';
 import type { ListenerTimeouts } from './http/listener-limits.js';
-import { OptionError, type DealerTarget } from './options.js';
+import { OptionError } from './options.js';
+import { type DealerTarget } from './option-values.js';
 
 export interface MultiDealerOptions {
   target?: string;

@@ -9,7 +9,8 @@ import { applyBaseline, BaselineError, baselineYaml, loadBaseline, parseBaseline
 import { BatteryError, loadBattery, scenarioRefs } from '../exam/battery.js';
 import { withUntidyTwins } from '../exam/differential.js';
 import { formatReproducers, shrinkFailures } from '../exam/shrink-run.js';
-import { checkOption, OptionError, positiveDuration, RUN_OPTIONS, wholeNumber } from '../options.js';
+import { checkOption, OptionError, RUN_OPTIONS } from '../options.js';
+import { positiveDuration, wholeNumber } from '../option-values.js';
 import { BuyerStartError, stopRunningBuyers } from '../exam/buyer-process.js';
 import { runExam, type ExamOptions } from '../exam/exam.js';
 import { newExamCardKey } from '../exam/card-trust.js';

@@ -4,7 +4,8 @@
  * few below that only the command line has.
  */
 import type { Argv } from 'yargs';
-import { checkOption, MOCK_OPTIONS, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS, wholeNumber } from '../options.js';
+import { checkOption, MOCK_OPTIONS, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS } from '../options.js';
+import { wholeNumber } from '../option-values.js';
 import { checked, declareFlags, flagValues, type CommandIo, type FlagTable } from './flags.js';
 import type { ProxyFlagValues } from './proxy-options.js';
 

@@ -5,7 +5,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { Argv } from 'yargs';
-import { checkOption, REPLAY_OPTIONS, REPLAY_TARGET_PREFIX, RUN_OPTIONS } from '../options.js';
+import { checkOption, REPLAY_OPTIONS, RUN_OPTIONS } from '../options.js';
+import { REPLAY_TARGET_PREFIX } from '../option-values.js';
 import type { RuntimeOptions } from '../runtime.js';
 import { checked, declareFlags, flagValues, type CommandIo } from './flags.js';
 import { PROXY_FLAGS } from './proxy.js';

@@ -6,7 +6,7 @@
 import { AdminClient } from '../control/admin-client.js';
 import { ADMIN_TOKEN_ENV } from '../control/auth.js';
 import type { McpContext } from '../mcp/tool.js';
-import { REPLAY_TARGET_PREFIX } from '../options.js';
+import { REPLAY_TARGET_PREFIX } from '../option-values.js';
 import { configureScenarioLimits } from '../scenario/load.js';
 import type { CommandIo } from './flags.js';
 import { proxyRuntimeOptions, type ProxyFlagValues } from './proxy-options.js';

@@ -11,7 +11,7 @@ import { newExamCardKey } from './card-trust.js';
 import { buildReport } from '../report/report.js';
 import type { Thresholds } from '../report/thresholds.js';
 import type { CheckName } from '../report/checks/index.js';
-import type { DealerTarget } from '../options.js';
+import type { DealerTarget } from '../option-values.js';
 import { dealerEnv } from './dealer-env.js';
 import type { ProfileSetting } from '../proxy/profile.js';
 import { loadBattery, scenarioRefs, type BatteryScenario } from './battery.js';

@@ -4,7 +4,8 @@ import { readServerTls, type ServerTlsFiles } from '../control/server-tls.js';
 import { tracingSettings } from '../control/tracing/settings.js';
 import type { TracingSettings } from '../control/tracing/types.js';
 import type { ListenerTimeouts } from '../http/listener-limits.js';
-import { checkOptions, OptionError, sessionHeaderRefusal } from '../options.js';
+import { checkOptions, OptionError } from '../options.js';
+import { sessionHeaderRefusal } from '../option-values.js';
 import type { CheckedOptions, RuntimeOptions } from './types.js';
 
 /** The checked options, and what the steps after read from them. */

@@ -10,7 +10,7 @@ import { ApiError } from '../http/routes.js';
 import type { RuleStatus } from '../engine/decision.js';
 import { ADMIN_LISTENER, listenNamed } from '../http/listen-errors.js';
 import type { ObservedSection } from '../observe/live-grader.js';
-import { REPLAY_TARGET_PREFIX } from '../options.js';
+import { REPLAY_TARGET_PREFIX } from '../option-values.js';
 import { PROXY_ITSELF } from '../staging/controls.js';
 import { buildReport, type Report } from '../report/report.js';
 import type { Thresholds } from '../report/thresholds.js';

@@ -12,7 +12,8 @@ import type { DealerTls } from '../proxy/forward.js';
 import type { ChangeOptions, ControlSurface } from '../control/surface.js';
 import type { ScenarioInput } from '../scenario/input.js';
 import type { ReplaySettings } from '../replay/dealer.js';
-import type { DealerTarget, LIBRARY_OPTIONS, MOCK_OPTIONS, OptionValues, RUN_OPTIONS } from '../options.js';
+import type { LIBRARY_OPTIONS, MOCK_OPTIONS, OptionValues, RUN_OPTIONS } from '../options.js';
+import type { DealerTarget } from '../option-values.js';
 
 /** The embedded mock dealer's options (`--mock-profile`, `--mock-extension-uri`, `--mock-streaming`, `--inventory`). */
 export type MockDealerSettings = OptionValues<typeof MOCK_OPTIONS>;

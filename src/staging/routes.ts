@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RuleStatus, ScenarioEngine } from '../engine/decision.js';
 import { withoutUnsafeText } from '../common/safe-text.js';
 import { ApiError, decodePathSegment, type Route } from '../http/routes.js';
-import { ttlMs } from '../options.js';
+import { ttlMs } from '../option-values.js';
 import { tokenFingerprint } from './audit.js';
 import { LeverPulledError, type Actor, type ChangeOptions, type StagingControls } from './controls.js';
 import { TtlRefusedError } from './ttl.js';

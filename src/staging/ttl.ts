@@ -4,7 +4,7 @@
  * of them; what "going back" means is the caller's. Reading a TTL's text is `ttlMs` in
  * `src/options.ts`, beside the other value parsers, since `--max-ttl` reads it too.
  */
-import { MAX_TTL_MS, ttlMs } from '../options.js';
+import { MAX_TTL_MS, ttlMs } from '../option-values.js';
 import type { SharedTtl } from './shared.js';
 
 export interface TtlStatus {

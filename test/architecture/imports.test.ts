@@ -123,6 +123,7 @@ export const LAYERS = [
   'buyer',
   'common',
   'http',
+  'option-values.ts',
   'options.ts',
   'dashboard',
   'mock',

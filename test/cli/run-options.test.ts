@@ -5,7 +5,8 @@
 import t from 'tap';
 import yargs from 'yargs';
 import { proxyCommand } from '../../src/commands/proxy.js';
-import { MOCK_OPTIONS, parseDurationMs, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS, type OptionSpec } from '../../src/options.js';
+import { MOCK_OPTIONS, RUN_OPTIONS, SCENARIO_LIMIT_OPTIONS, type OptionSpec } from '../../src/options.js';
+import { parseDurationMs } from '../../src/option-values.js';
 import { cli as runCli } from '../helpers/cli-run.js';
 
 /** A value that was not refused starts the proxy: it is stopped there, and the assertions then fail. */

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { Redis } from 'ioredis';
 import { startChaos } from '../../src/index.js';
-import { ttlMs } from '../../src/options.js';
+import { ttlMs } from '../../src/option-values.js';
 import { redisMissing } from '../helpers/debian-services.js';
 import { calm } from '../helpers/fleet.js';
 import { startRedis } from '../helpers/redis-server.js';
