@@ -62,9 +62,18 @@ t.test('the naive JS buyer: the expected FAILs, exit 1, its output tail shown; a
     ]
       .map((m) => m[1]!)
       .sort();
+    // The naive buyer retries at once, sometimes with another request in flight: a retry that
+    // reaches the proxy within the crossing window of the reply cannot be told from a request
+    // that crossed it (read-line's reactsTo), so on a busy machine such a check may be NOT
+    // EXERCISED "none was retried" instead of FAIL (the buyer zoo counts these cells as left to
+    // the machine). It must never PASS, and every other expected FAIL must stand.
+    const crossed = (check: string) =>
+      new RegExp(
+        `<testcase classname="aap-chaos\\.exam\\.${scenario}" name="${check}"[^>]*>\\s*(?:<properties>(?:(?!</properties>)[\\s\\S])*</properties>\\s*)?<skipped message="NOT EXERCISED: [^"]*none was retried`,
+      ).test(xml);
     t.same(
       failed.filter((c) => c !== 'backoff'),
-      expected,
+      expected.filter((c) => failed.includes(c) || !crossed(c)),
       `${scenario}: FAILs`,
     );
   }

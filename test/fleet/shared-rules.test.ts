@@ -14,8 +14,15 @@ t.test('three replicas share one rate limit exactly under concurrent load', { sk
   const results = await Promise.all(Array.from({ length: 24 }, (_, i) => search(fleet.replicas[i % 3]!.url, i)));
   const allowed = results.filter((r) => r.code === undefined).length;
   const limited = results.filter((r) => r.code === 'RATE_LIMITED');
-  t.equal(allowed, 5, 'five allowed across the fleet, not five per replica');
-  t.equal(limited.length, 19, 'every other request is rate limited');
+  // A request whose Redis call outlives its 250 ms bound is served with the shared rules
+  // suspended, as designed, and its journal line says so (on a loaded CI machine two did). Redis
+  // may still have counted it, taking one of the five slots or not: so the fleet allows exactly
+  // five when nothing was suspended, and otherwise at least five and at most five besides the
+  // suspended ones.
+  const suspended = fleet.replicas.flatMap((r) => r.journal.all()).filter((l) => l.suspended?.length).length;
+  t.ok(allowed >= 5 && allowed - suspended <= 5, `five allowed across the fleet, not five per replica (${allowed} allowed, ${suspended} suspended)`);
+  if (suspended === 0) t.equal(allowed, 5, 'exactly five');
+  t.equal(limited.length, 24 - allowed, 'every other request is rate limited');
   t.ok(
     limited.every((r) => r.retryAfterMs! > 0 && r.retryAfterMs! <= 60_000),
     'retry_after_ms is the time to the next slot',
@@ -23,20 +30,20 @@ t.test('three replicas share one rate limit exactly under concurrent load', { sk
   const fired = fleet.replicas.map((r) => r.status().rules[0]!.fired);
   t.equal(
     fired.reduce((a, b) => a + b, 0),
-    19,
-    'the replicas together fired 19 times',
+    limited.length,
+    'the replicas together fired once per limited request',
   );
   // The shared walk records what it applied like the local one: the journal's faults, and the metric.
   const lines = fleet.replicas.flatMap((r) => r.journal.all());
   const faulted = lines.filter((l) => l.faults?.length);
-  t.equal(faulted.length, 19, 'nineteen journal lines name the fault');
+  t.equal(faulted.length, limited.length, 'a journal line names the fault for each limited request');
   t.ok(faulted.every((l) => l.faults!.length === 1 && l.faults![0]!.rule === 'five-per-minute' && l.faults![0]!.effect === 'rate_limit'));
   const counted = await Promise.all(
     fleet.replicas.map(async (r) => Number(/aap_chaos_faults_injected_total\{[^}]*effect="rate_limit"[^}]*\} (\d+)/.exec(await r.metrics.text())?.[1] ?? 0)),
   );
   t.equal(
     counted.reduce((a, b) => a + b, 0),
-    19,
+    limited.length,
     'and the metric counts each once',
   );
 });
