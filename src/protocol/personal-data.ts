@@ -14,6 +14,7 @@ import {
   isPhone,
   KEPT_CUSTOMER_FIELDS,
   maskCredentials,
+  maskSecrets,
   NO_KNOWN_VALUES,
   PHONE_LIKE,
   replaceValues,
@@ -153,13 +154,7 @@ export function scrubReply(value: unknown, replaced: Map<string, string>, known:
  * "All-wheel drive" alone), then contacts by shape.
  */
 export function scrubText(text: string, replaced: Map<string, string>, known: KnownValues = NO_KNOWN_VALUES): string {
-  let out = maskCredentials(text);
-  if (known.secrets.length)
-    out = replaceValues(
-      out,
-      known.secrets.map((s) => [s, '[redacted]']),
-      false,
-    );
+  let out = maskSecrets(text, known);
   if (replaced.size) out = replaceValues(out, replaced, true);
   return pseudonymizeText(out);
 }

@@ -137,15 +137,21 @@ export function replaceValues(text: string, values: Iterable<[string, string]>, 
   return out;
 }
 
+/** The text with credentials and the request's own secrets masked: the first step of every text kept. */
+export function maskSecrets(text: string, known: KnownValues = NO_KNOWN_VALUES): string {
+  const out = maskCredentials(text);
+  return known.secrets.length
+    ? replaceValues(
+        out,
+        known.secrets.map((s) => [s, '[redacted]']),
+        false,
+      )
+    : out;
+}
+
 /** The text with credentials, known values, contacts and phone numbers replaced by markers saying what was there. */
 export function redactContacts(text: string, known: KnownValues = NO_KNOWN_VALUES): string {
-  let out = maskCredentials(text);
-  if (known.secrets.length)
-    out = replaceValues(
-      out,
-      known.secrets.map((s) => [s, '[redacted]']),
-      false,
-    );
+  let out = maskSecrets(text, known);
   if (known.personal.length)
     out = replaceValues(
       out,
