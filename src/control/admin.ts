@@ -97,8 +97,11 @@ const routes: Route[] = [
   {
     method: 'GET',
     path: /^\/events$/,
-    handle: () => {
-      throw new ApiError(426, 'GET /events is a WebSocket: connect with a WebSocket client', undefined, { upgrade: 'websocket', connection: 'Upgrade' });
+    handle: (_s, { res }) => {
+      // Naming `connection` overrides Node's own choice: say `close` too when the request asked to
+      // close, or the socket stays open for the keep-alive timeout after the 426.
+      const connection = res.shouldKeepAlive ? 'Upgrade' : 'Upgrade, close';
+      throw new ApiError(426, 'GET /events is a WebSocket: connect with a WebSocket client', undefined, { upgrade: 'websocket', connection });
     },
   },
 ];

@@ -14,6 +14,7 @@ import { handleRpc, type RpcSettings } from './rpc-dispatch.js';
 import { TaskStore } from './task-store.js';
 import { signCard, type CardSigningKey } from '../protocol/card-signature.js';
 import { answeredCardJwks } from '../http/card-jwks.js';
+import { breakConnection } from '../http/reply-connection.js';
 
 export interface MockDealerOptions {
   /** Envelope profile and header policy; default '1.3'. */
@@ -93,7 +94,7 @@ export function createMockDealer(opts: MockDealerOptions = {}): MockDealer {
       route(req, res).catch(() => {
         // A bug must never take the dealer down or leak a stack: answer INTERNAL_ERROR if still possible.
         if (!res.headersSent) sendJson(res, 200, buildAapError(profile, 'INTERNAL_ERROR', null));
-        else res.destroy();
+        else breakConnection(res);
       });
     },
   };

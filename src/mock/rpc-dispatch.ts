@@ -20,6 +20,7 @@ import { readListTasksParams } from '../protocol/list-tasks.js';
 import { callerOf } from './caller.js';
 import { taskStreamEvents, writeEventStream } from './task-stream.js';
 import type { TaskStore } from './task-store.js';
+import { breakConnection } from '../http/reply-connection.js';
 
 export interface RpcSettings {
   profile: Profile;
@@ -116,7 +117,7 @@ export async function handleRpc(settings: RpcSettings, req: IncomingMessage, res
   } catch {
     // A bug in skill logic answers INTERNAL_ERROR for this request id, never a stack trace.
     if (!res.headersSent) reply(buildAapError(settings.profile, 'INTERNAL_ERROR', request.id));
-    else res.destroy();
+    else breakConnection(res);
   }
 }
 

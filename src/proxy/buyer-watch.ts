@@ -3,6 +3,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { breakConnection } from '../http/reply-connection.js';
 
 /**
  * Watches for the buyer going away before its reply is complete. The AbortSignal that delays,
@@ -58,14 +59,14 @@ export function pipeToBuyer(stream: Readable, res: ServerResponse, signal: Abort
     signal.addEventListener('abort', onAbort, { once: true });
     stream.once('error', (err) => {
       broken(err);
-      res.destroy();
+      breakConnection(res);
       resolve();
     });
     stream.once('close', () => {
       signal.removeEventListener('abort', onAbort);
       if (!stream.readableEnded) {
         broken();
-        res.destroy();
+        breakConnection(res);
       }
     });
     res.once('finish', resolve);

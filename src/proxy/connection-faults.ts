@@ -1,32 +1,13 @@
 /**
  * Faults that break the buyer's connection (reset, close after a hang, a cut reply) under HTTP/1.1
- * pipelining. Node queues the replies of pipelined requests and hands a reply its socket only once
- * every earlier reply on the connection is out (`res.socket` is null until then). A fault acts on
- * the socket only at that point, so earlier replies always arrive whole. Later requests pipelined
+ * pipelining. A fault acts on the socket only once its reply is first in line on the connection
+ * (src/http/reply-connection.ts), so earlier replies always arrive whole. Later requests pipelined
  * behind the fault are lost with the connection: HTTP/1.1 has no way to break one exchange and keep
  * the ones after it, and buyers retry them as for any closed connection.
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-
-/** Resolves with the connection once this reply is first in line on it; undefined if it closed first. */
-export function whenFirstInLine(res: ServerResponse): Promise<Socket | undefined> {
-  if (res.socket) return Promise.resolve(res.socket as Socket);
-  return new Promise((resolve) => {
-    const onSocket = (socket: Socket) => {
-      res.off('close', onClose);
-      // 'socket' is emitted just before Node flushes the bytes this reply wrote while queued;
-      // resolving (a microtask later) lets that flush happen first.
-      resolve(socket);
-    };
-    const onClose = () => {
-      res.off('socket', onSocket);
-      resolve(undefined);
-    };
-    res.once('socket', onSocket);
-    res.once('close', onClose);
-  });
-}
+import { whenFirstInLine } from '../http/reply-connection.js';
 
 /** Sends a TCP RST on this reply's connection, after every earlier pipelined reply has gone out. */
 export async function resetConnection(res: ServerResponse): Promise<void> {

@@ -30,6 +30,7 @@ import { DealerReplyCopy, isCheckedRequest } from './dealer-check.js';
 import { SOURCE_HEADER } from './marker-headers.js';
 import { wholeBodySteps } from './reply-steps.js';
 import type { ExchangeTrace, ExchangeTracer } from './trace-hooks.js';
+import { breakConnection } from '../http/reply-connection.js';
 
 /** What a request needs of the proxy it arrived at. */
 export interface ProxyContext {
@@ -196,7 +197,7 @@ export class Exchange {
     outcome.notes.push(cause);
     if (res.headersSent) {
       outcome.lost = 'truncated';
-      res.destroy();
+      breakConnection(res);
       return;
     }
     res.writeHead(502, { 'content-type': 'application/json', 'content-length': bytes.length, [SOURCE_HEADER]: 'proxy' });

@@ -9,6 +9,7 @@ import type { UpstreamHead, UpstreamSink } from './forward.js';
 import { endToEndHeaders } from './hop-by-hop.js';
 import { DealerReplyWatch } from './dealer-reply-watch.js';
 import { noteBroken } from './reply-outcome.js';
+import { breakConnection } from '../http/reply-connection.js';
 
 export function passThrough(x: Exchange): Promise<void> {
   const { proxy, request, buyer } = x;
@@ -72,7 +73,7 @@ class ReplyToBuyer implements UpstreamSink {
     if (res.headersSent) {
       // The dealer died mid-reply, or went quiet past the proxy's timeout: the buyer sees a broken response.
       if (!buyer.gone) noteBroken(outcome, err, proxy.forwarder.origin);
-      res.destroy(err);
+      breakConnection(res, err);
     } else if (!buyer.gone) this.x.answerUnreachable(err);
     this.done();
   }

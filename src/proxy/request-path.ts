@@ -35,6 +35,7 @@ import { changesLength, injectedSteps, runJsonSteps, runStreamSteps } from './re
 import { Exchange, type ProxyContext } from './exchange.js';
 import { originFormPath } from '../http/request-target.js';
 import { sendRequestRefused } from './body-limit.js';
+import { breakConnection } from '../http/reply-connection.js';
 
 export async function handleRequest(proxy: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const x = new Exchange(proxy, req, res);
@@ -215,7 +216,7 @@ const ANSWERS: { [T in TerminalAction['type']]: Answer<T> } = {
     } catch {
       return; // the buyer gave up first
     }
-    x.res.destroy(); // Node waits until earlier pipelined replies are out
+    breakConnection(x.res); // once earlier pipelined replies are out
   },
   truncate: truncateDealerReply,
 };

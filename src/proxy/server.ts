@@ -27,6 +27,7 @@ import type { ExchangeTracer } from './trace-hooks.js';
 import { drainAndClose, listenOn, trackSockets, urlOf } from './listener.js';
 import { signaturesOf, type CardSigningKey } from '../protocol/card-signature.js';
 import { answeredCardJwks } from '../http/card-jwks.js';
+import { breakConnection } from '../http/reply-connection.js';
 
 const IP_SOURCE: ClientKeySource = clientKeySource(undefined);
 
@@ -218,7 +219,7 @@ export class ChaosProxy implements ProxyContext {
   private failSafe(res: ServerResponse, err: unknown): void {
     process.emitWarning(`aap-chaos: request failed: ${(err as Error)?.message ?? String(err)}`);
     if (res.headersSent) {
-      res.destroy();
+      breakConnection(res);
       return;
     }
     const bytes = Buffer.from(stringifyJsonRpc(buildUpstreamUnreachable(this.profile.profile, null, 'internal proxy failure')));

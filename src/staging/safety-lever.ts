@@ -23,6 +23,8 @@ export interface LeverState {
 
 export class SafetyLever {
   private current: LeverState = { pulled: false };
+  /** Counts the moves made here, so a read of the store sent before one can be told apart. */
+  private moves = 0;
 
   /** `apply` is told each time the lever's position changes here (pulled → dry run forced). */
   constructor(
@@ -42,12 +44,16 @@ export class SafetyLever {
 
   /** Reads the fleet's lever again (after an announcement, or a reconnection). */
   async refresh(): Promise<void> {
+    const movesBefore = this.moves;
     const state = await this.shared?.readLever<LeverState>().catch(() => undefined);
-    if (state) this.set(state);
+    // A move made here while the read was on its way is newer than what the read found (two
+    // replicas breaching at once); the move's own announcement brings a read that includes it.
+    if (state && this.moves === movesBefore) this.set(state);
   }
 
   /** Pulls (or releases) it here at once, then for the fleet; rejects when the store does not answer. */
   async move(state: LeverState): Promise<void> {
+    this.moves++;
     this.set(state);
     await this.shared?.writeLever(state);
   }

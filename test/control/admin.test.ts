@@ -1,4 +1,5 @@
 import t from 'tap';
+import { sendRaw } from '../helpers/raw-socket.js';
 import { adminCall, callSkill, startTestRuntime, TEST_SCENARIO } from './control-fixture.js';
 
 t.test('GET /status names the scenario and counts each rule', async (t) => {
@@ -263,6 +264,18 @@ t.test('unknown routes, wrong methods and plain GET /events answer JSON errors',
   const events = await adminCall(rt, 'GET', '/events');
   t.equal(events.status, 426);
   t.match(events.json.error.message, /WebSocket/);
+});
+
+t.test('a plain GET /events that asked to close is closed with its 426, not kept for the keep-alive timeout', async (t) => {
+  const rt = await startTestRuntime(t);
+  const { host } = new URL(rt.adminUrl);
+  const closing = await sendRaw(rt.adminUrl, [`GET /events HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`], 3_000);
+  t.match(closing.reply, /^HTTP\/1\.1 426 [\s\S]*\r\nupgrade: websocket\r\n/i);
+  t.match(closing.reply, /\r\nconnection: upgrade, close\r\n/i, 'the reply says both: upgrade to a WebSocket, and this connection closes');
+  t.ok(closing.closed, `the server closed the connection (after ${closing.ms} ms; its keep-alive timeout is 5 s)`);
+  const kept = await sendRaw(rt.adminUrl, [`GET /events HTTP/1.1\r\nhost: ${host}\r\n\r\n`], 300);
+  t.match(kept.reply, /\r\nconnection: upgrade\r\n/i, 'a keep-alive request keeps its connection');
+  t.notOk(kept.closed, 'and the connection stays open');
 });
 
 t.test('the scenario given at start may be YAML text, a built-in name or an object', async (t) => {

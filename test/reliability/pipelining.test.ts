@@ -9,6 +9,8 @@ const SCENARIO = `rules:
   - { id: slow, match: { skill: dealer.information }, delay: { ms: 50 } }
   - { id: cut, match: { skill: inventory.search }, network: { truncate_bytes: 40 } }
   - { id: rst, match: { skill: inventory.facets }, network: reset }
+  - { id: stall, match: { skill: lead.submit }, delay: { ms: 400 } }
+  - { id: hang, match: { skill: inventory.vehicle }, network: { hang_ms: 20 } }
 `;
 
 function post(host: string, skill: string, id: number): string {
@@ -80,4 +82,26 @@ t.test('network: reset on a pipelined request leaves the earlier reply intact', 
   const replies = got.text.split('HTTP/1.1 ').slice(1);
   t.equal(replies.length, 1, 'exactly the earlier reply');
   t.equal(JSON.parse(bodyOf(replies[0] ?? '')).id, 1, 'the earlier, unfaulted reply is complete and valid JSON');
+});
+
+// A hang that ends while the reply before it is still on its way: the close must wait for its turn
+// and then happen. Node 24 no longer closes the connection of a reply destroyed before its turn;
+// it stalled every later reply on the connection until the buyer gave up.
+t.test('network: a bounded hang queued behind a slower reply closes the connection when its turn comes', async (t) => {
+  const h = await harness(t, SCENARIO);
+  const started = Date.now();
+  const got = await pipeline(
+    h.proxy.url,
+    [
+      ['lead.submit', 1],
+      ['inventory.vehicle', 2],
+      ['dealer.information', 3],
+    ],
+    5_000,
+  );
+  t.equal(got.ended, 'closed', `the connection is closed (after ${Date.now() - started} ms)`);
+  t.ok(Date.now() - started < 4_000, 'within the bound');
+  const replies = got.text.split('HTTP/1.1 ').slice(1);
+  t.equal(replies.length, 1, 'only the slower reply before the hang');
+  t.equal(JSON.parse(bodyOf(replies[0] ?? '')).id, 1, 'and it arrives whole');
 });
