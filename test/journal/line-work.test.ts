@@ -12,24 +12,7 @@ import { Journal } from '../../src/journal/journal.js';
 import { boundedReplyError, MAX_REPLY_ERROR_BYTES } from '../../src/journal/build-entry.js';
 import type { JsonRpcError } from '../../src/protocol/envelopes.js';
 import { journalLine } from '../helpers/journal-line.js';
-
-/** Counts the JSON.stringify calls that `fn` makes on values `which` picks, while it runs. */
-async function countStringify(which: (value: unknown) => boolean, fn: () => Promise<void> | void): Promise<number> {
-  const original = JSON.stringify;
-  let calls = 0;
-  JSON.stringify = ((value: unknown, ...rest: unknown[]) => {
-    if (which(value)) calls++;
-    return (original as (...args: unknown[]) => string)(value, ...rest);
-  }) as typeof JSON.stringify;
-  try {
-    await fn();
-  } finally {
-    JSON.stringify = original;
-  }
-  return calls;
-}
-
-const isJournalEntry = (v: unknown): boolean => !!v && typeof v === 'object' && 'http_method' in v && 'dry_run' in v;
+import { countStringify, isJournalEntry } from '../helpers/count-stringify.js';
 
 t.test('with a journal file and an /events client, each line is serialized once and both get the same text', async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-line-'));
