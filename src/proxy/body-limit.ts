@@ -43,6 +43,10 @@ export function capStreamedBody(body: Readable, maxBytes: number): Readable {
     },
   });
   body.on('error', (err) => capped.destroy(err));
+  // Whoever reads the body (the dealer's request) listens for its errors while it reads. An
+  // exchange answered without it (a reset, a refusal) leaves the body arriving with no reader:
+  // its error is then nobody's to report, and unheard it would end the process.
+  capped.on('error', () => {});
   return body.pipe(capped);
 }
 

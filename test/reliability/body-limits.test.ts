@@ -159,3 +159,26 @@ t.test("the embedded mock's 1 MiB cap reaches the buyer as the mock's 413, not a
   // The mock read the body through: its connection is still good for the next request.
   t.equal((await request(`${rt.url}/a2a`, { body: skillRequest('inventory.search'), headers: { 'content-type': 'application/json' } })).status, 200);
 });
+
+// A body still arriving, past both limits, on a request a rule resets: the reset closes the
+// connection mid-body. The stream that caps the body then errs with no reader left; it crashed
+// the process (an unhandled 'error' event) on Node 22 and 24.
+t.test('a reset while an over-long chunked body is still arriving leaves the proxy serving', async (t) => {
+  const rt = await startRuntime({
+    port: 0,
+    adminPort: 0,
+    env: {},
+    scenario: 'rules:\n  - id: rst\n    match: { headers: { x-rule: rst } }\n    network: reset\n',
+    maxInspectBytes: 1_000,
+    maxBodyBytes: 5_000,
+  });
+  t.teardown(() => rt.close());
+  const seen = watch(t, rt);
+  const head = Buffer.from('GET / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-rule: rst\r\ntransfer-encoding: chunked\r\n\r\n');
+  const line = seen.next();
+  const got = await raw(rt.url, [head, chunk(Buffer.alloc(200_000, 'x'))]);
+  t.ok(got.closed, 'the connection is closed');
+  await line;
+  const after = await request(`${rt.url}/a2a`, { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } });
+  t.equal(after.status, 200, 'the proxy still serves');
+});
