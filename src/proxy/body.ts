@@ -23,8 +23,15 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined;
 }
 
+/** Heard so that a body's late error is never unhandled; whoever reads the body hears it too. */
+function ignoreBodyError(): void {}
+
 export function readRequestBody(req: IncomingMessage, limit: number): Promise<RequestBody> {
   if (!hasBody(req)) return Promise.resolve({ oversized: false, forward: null });
+  // Node emits an aborted body's 'error' a tick after it checked that someone listens: a reader
+  // that lets go in between (a prefix read cut short by the buyer leaving) left it unheard, and
+  // an unheard 'error' ends the process. This listener stays for the body's life.
+  req.on('error', ignoreBodyError);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve({ oversized: true, forward: req });
   return new Promise((resolve, reject) => {

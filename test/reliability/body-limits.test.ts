@@ -182,3 +182,26 @@ t.test('a reset while an over-long chunked body is still arriving leaves the pro
   const after = await request(`${rt.url}/a2a`, { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } });
   t.equal(after.status, 200, 'the proxy still serves');
 });
+
+// A connection reset by a rule while a later pipelined request's long body is still being read
+// for its refusal: that body is aborted after its reader had let go of it. Node 22 and 24 then
+// emitted an 'error' nobody listened to, and the process ended.
+t.test('a reset on a pipelined request while a later long body is read for a refusal leaves the proxy serving', async (t) => {
+  const rt = await startRuntime({
+    port: 0,
+    adminPort: 0,
+    env: {},
+    scenario: 'rules:\n  - { id: rst, match: { headers: { x-rule: rst } }, network: reset }\n  - { id: ext, match: { headers: { x-rule: ext } }, require: { extension: true } }\n',
+    maxInspectBytes: 1_000,
+  });
+  t.teardown(() => rt.close());
+  const small = skillRequest('dealer.information');
+  const long = Buffer.alloc(70_000, 'a');
+  const head = (rule: string, length: number) => `POST /a2a HTTP/1.1\r\nhost: 127.0.0.1\r\nx-rule: ${rule}\r\ncontent-length: ${length}\r\n\r\n`;
+  for (let i = 0; i < 3; i++) {
+    const got = await raw(rt.url, [Buffer.concat([Buffer.from(head('rst', Buffer.byteLength(small)) + small), Buffer.from(head('ext', long.length)), long])]);
+    t.ok(got.closed, `run ${i + 1}: the connection is closed`);
+  }
+  const after = await request(`${rt.url}/a2a`, { body: skillRequest('dealer.information'), headers: { 'content-type': 'application/json' } });
+  t.equal(after.status, 200, 'the proxy still serves');
+});
