@@ -191,7 +191,8 @@ t.test('a reset on a pipelined request while a later long body is read for a ref
     port: 0,
     adminPort: 0,
     env: {},
-    scenario: 'rules:\n  - { id: rst, match: { headers: { x-rule: rst } }, network: reset }\n  - { id: ext, match: { headers: { x-rule: ext } }, require: { extension: true } }\n',
+    scenario:
+      'rules:\n  - { id: rst, match: { headers: { x-rule: rst } }, network: reset }\n  - { id: ext, match: { headers: { x-rule: ext } }, require: { extension: true } }\n',
     maxInspectBytes: 1_000,
   });
   t.teardown(() => rt.close());
