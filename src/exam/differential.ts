@@ -22,6 +22,14 @@ export const UNTIDY_TWINS: readonly string[] = ['lead-recovery'];
 const TWIN_SUFFIX = '+untidy-envelopes';
 const UNTIDY_RULE = 'untidy-envelopes';
 const CHECK = 'payload-by-type';
+/**
+ * Checks whose verdicts grade how long the buyer waited: their verdicts are not compared between
+ * the runs. backoff is a test over every wait of a run, and for a buyer that retries at once twice
+ * a millisecond decides it (gaps of 1 ms FAIL, 2 ms PASS), which the machine, not the envelope,
+ * chooses. What the payload tells a buyer about time is its retry hint, and each reaction to a
+ * hinted error says whether the hint was waited out; a storm shows in the requests per skill.
+ */
+const GRADED_BY_TIME: readonly string[] = ['backoff', 'retry-after', 'no-storm'];
 
 /** The battery with each twin right after its scenario. */
 export function withUntidyTwins(battery: readonly BatteryScenario[]): BatteryScenario[] {
@@ -44,7 +52,8 @@ export function withUntidyTwins(battery: readonly BatteryScenario[]): BatterySce
  * hint, whether it waited it out. Timestamps,
  * UUIDs, keys, messageIds and ids the dealer returned never enter it, so a buyer that takes its
  * consent time from the clock or draws fresh keys reacts the same in both runs. Waits without a
- * hint are not compared: jittered backoff draws them at random by design (backoff grades them).
+ * hint are not compared: jittered backoff draws them at random by design, and the machine stretches
+ * any wait (backoff grades them within each run; see GRADED_BY_TIME).
  */
 interface Reaction {
   /** The error met: skill and code. */
@@ -134,7 +143,7 @@ const ADVICE = 'find the AAP payload by its @type and ignore unknown entries';
 function compare(base: ExamRun, twin: ExamRun): { verdict: 'PASS' | 'FAIL' | 'NOT EXERCISED'; evidence: string[]; explanation: string } {
   const untidied = twin.journal.filter((e) => e.faults?.some((f) => f.rule === UNTIDY_RULE)).length;
   if (untidied === 0) return { verdict: 'NOT EXERCISED', evidence: [], explanation: 'no error envelope reached the buyer in the untidy run' };
-  const changed = CHECK_NAMES.filter((c) => c !== CHECK && base.verdicts[c] !== twin.verdicts[c]);
+  const changed = CHECK_NAMES.filter((c) => c !== CHECK && !GRADED_BY_TIME.includes(c) && base.verdicts[c] !== twin.verdicts[c]);
   if (changed.length > 0) {
     const c = changed[0]!;
     return {

@@ -115,3 +115,40 @@ t.test('an answer that falls inside the crossing window in one run and outside i
   const reverse = pair(conflictAnsweredAt(false, 3), conflictAnsweredAt(true, 120));
   t.equal(reverse.verdicts['payload-by-type'], 'PASS', reverse.explanations['payload-by-type'] ?? '');
 });
+
+/**
+ * A buyer that retries at once, met by the vehicle's INTERNAL_ERROR and a lead's: `gapMs` after
+ * each reply it sends the same request again. backoff's test over the two waits turns on one
+ * millisecond (1 ms: FAIL, 2 ms: PASS), which a busy machine decides.
+ */
+function atOnce(untidy: boolean, gapMs: number): JournalEntry[] {
+  const j = new JournalBuilder();
+  const mark = untidy ? untidied : {};
+  j.at(0);
+  j.at(100, { skill: 'inventory.vehicle', request_hash: 'hash-vehicle', ...reply.internalError(), ...mark });
+  j.at(105 + gapMs, { skill: 'inventory.vehicle', request_hash: 'hash-vehicle' });
+  j.at(800, { skill: 'lead.submit', request_hash: 'hash-lead', ...reply.internalError(), ...mark });
+  j.at(805 + gapMs, { skill: 'lead.submit', request_hash: 'hash-lead' });
+  return j.entries;
+}
+
+t.test('a verdict that grades time, turned by a millisecond of the machine, is no different reaction: PASS', async (t) => {
+  const [tidy, untidy] = [atOnce(false, 1), atOnce(true, 2)];
+  t.equal(grade(tidy, 'backoff').verdict, 'FAIL', 'the tidy run: backoff FAILs at 1 ms');
+  t.equal(grade(untidy, 'backoff').verdict, 'PASS', 'the untidy run: backoff PASSes at 2 ms');
+  const twin = pair(tidy, untidy);
+  t.equal(twin.verdicts['payload-by-type'], 'PASS', twin.explanations['payload-by-type'] ?? '');
+  t.equal(pair(atOnce(false, 2), atOnce(true, 1)).verdicts['payload-by-type'], 'PASS', 'and the other way round');
+});
+
+t.test('a verdict that does not grade time still counts: the same reactions with another idempotency verdict FAIL', async (t) => {
+  const lead = (key: string, untidy: boolean) => {
+    const j = new JournalBuilder();
+    j.at(0, { skill: 'lead.submit', request_hash: 'hash-lead', idempotency_key: 'k-1', ...reply.internalError(), ...(untidy ? untidied : {}) });
+    j.at(300, { skill: 'lead.submit', request_hash: 'hash-lead', idempotency_key: key });
+    return j.entries;
+  };
+  const twin = pair(lead('k-1', false), lead('k-2', true));
+  t.equal(twin.verdicts['payload-by-type'], 'FAIL');
+  t.match(twin.explanations['payload-by-type'], /idempotency went from PASS to FAIL/);
+});
