@@ -3,7 +3,7 @@
 // scenario that fires twelve, shrinks to three faults (the documented minimum: any two leave it
 // behaving); the reproducer brings the FAIL back; the budget holds; a FAIL that does not come back
 // on a re-run is reported as not reproducible.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,12 @@ t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const buyer = ['--', process.execPath, fixture('third-throttle-buyer.mjs')];
 const scenario = ['--scenarios', fixture('twelve-throttles.yaml'), '--allow-incomplete', '--json'];
 
+/**
+ * The soonest an honest return of the buyer comes after its throttled request started: the hint
+ * (300 ms) plus the 20 ms it adds (324 ms measured on an idle machine), less 10 ms for the
+ * millisecond clocks on both sides.
+ */
+const HONEST_GAP_MS = 310;
 const reproducers = (out: string) => (JSON.parse(out) as { reproducers: Reproducer[] }).reproducers;
 
 t.test('shrinks twelve faults to the three that matter, within budget, and the reproducer reproduces', async (t) => {
@@ -61,11 +67,26 @@ t.test('shrinks twelve faults to the three that matter, within budget, and the r
     'a FAIL that does not come back is not reproducible, and nothing is written for it',
   );
 
-  const again = await exam(
-    ['--scenarios', path.join('repro', 'twelve-throttles-retry-after-seed1.yaml'), '--seed', '1', '--allow-incomplete', '--json', ...buyer],
-    {},
-    dir,
-  );
-  t.equal(again.code, 1, again.err);
-  t.equal((JSON.parse(again.out) as ExamJson).battery['retry-after'], 'FAIL', 'the reproducer brings the FAIL back');
+  t.equal(await reproducerVerdict(t), 'FAIL', 'the reproducer brings the FAIL back');
 });
+
+/**
+ * The reproducer's retry-after verdict. The buyer waits the hint plus 20 ms after every throttle
+ * but one, so every honest return comes at least HONEST_GAP_MS after its throttled request
+ * started; a PASS whose closest return came sooner was the resend "at once", held past the line
+ * (250 ms) by a starved machine, not waited out by the buyer. Only such a run, proved from its
+ * own report, is run again (three runs at most).
+ */
+async function reproducerVerdict(t: Test): Promise<string | undefined> {
+  const args = ['--scenarios', path.join('repro', 'twelve-throttles-retry-after-seed1.yaml'), '--seed', '1', '--allow-incomplete', '--json', ...buyer];
+  for (let attempt = 1; ; attempt++) {
+    const again = await exam(args, {}, dir);
+    const json = JSON.parse(again.out) as ExamJson;
+    const verdict = json.battery['retry-after'];
+    if (verdict !== 'PASS' || attempt === 3) return verdict;
+    const explanation = json.scenarios[0]!.runs[0]!.report.checks.find((c) => c.check === 'retry-after')?.explanation ?? '';
+    const closest = Number(/closest: .* after (\d+) ms against/.exec(explanation)?.[1] ?? Number.POSITIVE_INFINITY);
+    if (!(closest < HONEST_GAP_MS)) return verdict;
+    t.comment(`run ${attempt} of the reproducer: its resend at once came ${closest} ms after the throttled request started (the machine held it); run again`);
+  }
+}

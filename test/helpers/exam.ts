@@ -51,6 +51,8 @@ export interface ExamJson {
       evidence: Record<string, string[]>;
       explanations: Record<string, string>;
       buyer: { exit_code: number | null; signal: string | null; timed_out: boolean; stdout: string };
+      /** The run's report: each check's verdict and explanation as `aap-chaos report` gives them. */
+      report: { checks: { check: string; verdict: string; explanation: string }[] };
     }[];
   }[];
 }

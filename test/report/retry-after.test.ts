@@ -10,6 +10,23 @@ t.test('a buyer that waits out the hint passes', async (t) => {
   t.same(result.evidence, [limited, retry]);
 });
 
+t.test('a PASS names its closest return, so a reader sees the margin', async (t) => {
+  const j = new JournalBuilder();
+  j.at(0, reply.rateLimited(1000));
+  j.at(1400);
+  j.at(2000, reply.rateLimited(500));
+  j.at(2520); // 20 ms to spare, against 400 above
+  const result = grade(j.entries, 'retry-after');
+  t.equal(result.verdict, 'PASS');
+  t.equal(
+    result.explanation,
+    'waited out every retry hint (2 RATE_LIMITED replies, tolerance 50 ms; closest: inventory.search again after 520 ms against a 500 ms hint)',
+  );
+  const never = new JournalBuilder();
+  never.at(0, reply.rateLimited(1000));
+  t.equal(grade(never.entries, 'retry-after').explanation, 'waited out every retry hint (1 RATE_LIMITED reply, tolerance 50 ms)', 'no return, no margin');
+});
+
 t.test('coming back inside the tolerance still passes, just outside it fails', async (t) => {
   const inside = new JournalBuilder();
   inside.at(0, reply.rateLimited(1000));
