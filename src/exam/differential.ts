@@ -99,6 +99,15 @@ function reactionTo(requests: readonly JournalEntry[], index: number, tolerance:
   return did;
 }
 
+/**
+ * The crossing window of the loose reading: none at all. Start times are whole milliseconds, so a
+ * request that started in the millisecond its reply ended in reads as up to 1 ms before the
+ * reply's end (sentAfterReply allows that much); a window of 0 still judged such a request as a
+ * possible crossing while another was in flight, and took a prompt answer for none (zoo-43, four
+ * requests in flight, "gave up on lead.submit" in one run only).
+ */
+const EVERY_REQUEST_AFTER_THE_REPLY = -1;
+
 /** The buyer's reaction to every error it received, in start order. */
 function reactions(journal: readonly JournalEntry[], tolerance: number): Reaction[] {
   const requests = journal.filter((e) => e.method !== undefined).sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : 1));
@@ -108,7 +117,7 @@ function reactions(journal: readonly JournalEntry[], tolerance: number): Reactio
           {
             met: `${skillOf(entry)} ${entry.error_code ?? `error ${entry.rpc_code}`}`,
             did: reactionTo(requests, i, tolerance, tolerance),
-            didLoosely: reactionTo(requests, i, tolerance, 0),
+            didLoosely: reactionTo(requests, i, tolerance, EVERY_REQUEST_AFTER_THE_REPLY),
             entry,
           },
         ]

@@ -117,6 +117,31 @@ t.test('an answer that falls inside the crossing window in one run and outside i
 });
 
 /**
+ * The same buyer as above, whose fresh-key answer starts within the millisecond the conflict's
+ * reply ended in: the journal counts start times in whole milliseconds, so the answer's start
+ * (103) reads as before the reply's end (103.6) though it came after it, while a search is in
+ * flight. The loose reading counts every request that started after the reply as far as the
+ * clock can tell (zoo-43 again: "gave up on lead.submit, where with tidy envelopes it sent the
+ * same request again, with a new idempotency_key").
+ */
+function conflictAnsweredWithinItsMillisecond(untidy: boolean): JournalEntry[] {
+  const j = new JournalBuilder();
+  const lead = { skill: 'lead.submit', request_hash: 'hash-lead' };
+  j.at(0, { ...lead, idempotency_key: 'k-1' });
+  j.at(100, { ...lead, idempotency_key: 'k-1', duration_ms: 3.6, ...reply.refused('IDEMPOTENCY_CONFLICT'), ...(untidy ? untidied : {}) });
+  j.at(101, { request_hash: 'hash-search', duration_ms: 200 });
+  j.at(103, { ...lead, idempotency_key: 'k-fresh' });
+  return j.entries;
+}
+
+t.test('an answer in the millisecond its reply ended in is still an answer: PASS', async (t) => {
+  const twin = pair(conflictAnsweredAt(false, 120), conflictAnsweredWithinItsMillisecond(true));
+  t.equal(twin.verdicts['payload-by-type'], 'PASS', twin.explanations['payload-by-type'] ?? '');
+  const reverse = pair(conflictAnsweredWithinItsMillisecond(false), conflictAnsweredAt(true, 120));
+  t.equal(reverse.verdicts['payload-by-type'], 'PASS', reverse.explanations['payload-by-type'] ?? '');
+});
+
+/**
  * A buyer that retries at once, met by the vehicle's INTERNAL_ERROR and a lead's: `gapMs` after
  * each reply it sends the same request again. backoff's test over the two waits turns on one
  * millisecond (1 ms: FAIL, 2 ms: PASS), which a busy machine decides.
