@@ -7,7 +7,7 @@ import { hash } from 'node:crypto';
 import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { FaultRecord, JournalEntry, ReplyErrorRecord, ReplySource } from './entry.js';
 import { summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
-import { newUlid } from '../protocol/ids.js';
+import { arrivalUlid, newUlid } from '../protocol/ids.js';
 import { realValidationProblems } from '../protocol/validation-details.js';
 import type { Profile } from '../protocol/codes.js';
 import type { CardSignatureState } from '../protocol/card-signature.js';
@@ -170,6 +170,8 @@ export interface ReplyObservation {
 /** Where a request stood when it finished: timing, who sent it, and the profile in force. */
 export interface RequestCircumstances {
   startedAt: number;
+  /** The request's arrival number (nextArrival), which orders the ids of requests that start in the same millisecond. */
+  arrival?: number;
   durationMs: number;
   client: string;
   /** How `client` was derived: `ip` or `header:NAME`. */
@@ -281,7 +283,7 @@ const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 export function buildJournalEntry(request: ClassifiedRequest, decision: DecidedFaults, reply: ReplyObservation, at: RequestCircumstances): JournalEntry {
   // Assigned one by one, not spread: the line keeps its key order and no intermediate object is made.
   const entry = {
-    id: newUlid(at.startedAt),
+    id: at.arrival === undefined ? newUlid(at.startedAt) : arrivalUlid(at.startedAt, at.arrival),
     ts: isoOf(at.startedAt),
     t: at.startedAt,
     duration_ms: hundredths(at.durationMs),

@@ -10,6 +10,7 @@ import type { ClassifiedRequest } from '../protocol/classify.js';
 import type { Profile } from '../protocol/codes.js';
 import { buildUpstreamUnreachable } from '../protocol/envelopes.js';
 import { stringifyJsonRpc } from '../protocol/rpc-id.js';
+import { nextArrival } from '../protocol/ids.js';
 import { CONDITIONAL_REQUEST_HEADERS } from '../protocol/agent-card.js';
 import type { TerminalAction } from '../effects/effect.js';
 import type { CardHistory } from '../effects/card.js';
@@ -76,6 +77,8 @@ export interface RequestSettings {
 
 export class Exchange {
   readonly startedAt = Date.now();
+  /** Orders this request's journal id after every request that arrived before it (src/protocol/ids.ts). */
+  readonly arrival = nextArrival();
   readonly t0 = performance.now();
   readonly outcome: Outcome;
   /** Set by the request path once the body is read. */

@@ -303,6 +303,7 @@ function record(x: Exchange): void {
   const entry = boundJournalEntry(
     buildJournalEntry(request, x.decision, outcome, {
       startedAt: x.startedAt,
+      arrival: x.arrival,
       durationMs,
       client: attribution.client,
       clientKey: attribution.clientKey,
