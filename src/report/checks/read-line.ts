@@ -120,7 +120,7 @@ export function retryHintMs(entry: JournalEntry): number | undefined {
  * was complete (sentAfterReply), and did not cross it on the wire. A buyer with several requests in
  * flight sends its next one as any reply comes in, so a request that reaches the proxy within
  * `crossingMs` of this reply's end, while another of the buyer's requests was in flight beside the first or as it starts,
- * may have left before the buyer read the reply (the buyer zoo of test/zoo/ shows such crossings on
+ * may have left before the buyer read the reply (the buyer zoo of test/buyer-zoo/ shows such crossings on
  * a busy machine); it is not taken as a reaction. A buyer with nothing else in flight gets no such
  * allowance: its prompt reactions count.
  */

@@ -1,9 +1,11 @@
 // timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
-// The grader proven on a population: 64 generated buyers (test/zoo/members.ts), each a combination
+// The grader proven on a population: 64 generated buyers (test/buyer-zoo/members.ts), each a combination
 // of how buyers handle AAP errors, through the exam's whole default battery against the real proxy
 // and mock dealer, graded as the exam grades. Each member's verdict per check follows from its
-// parameters (test/zoo/oracle.ts); no check may FAIL a member that did right, or PASS one that did
-// not. Beside them, the metamorphic relations (test/zoo/metamorphic.ts), in the same run.
+// parameters (test/buyer-zoo/oracle.ts); no check may FAIL a member that did right, or PASS one that did
+// not. Beside them, the metamorphic relations (test/buyer-zoo/metamorphic.ts), in the same run.
+// The folder's name sorts near the start of tap's order (alphabetical): the file takes about 50 s,
+// mostly waiting out retry hints, and as the last file it kept the whole suite waiting on it alone.
 import t, { type Test } from 'tap';
 import { generateMembers } from './members.js';
 import { runZoo, zooBattery } from './run-zoo.js';
@@ -57,7 +59,7 @@ t.test('a buyer that does everything right passes every check it meets', async (
 
 /**
  * The checks whose battery verdicts differ between two buyers, less those where every run that
- * differs was disturbed by the machine (proved as in the zoo: test/zoo/judge.ts), told as a comment.
+ * differs was disturbed by the machine (proved as in the zoo: test/buyer-zoo/judge.ts), told as a comment.
  */
 function differences(t: Test, name: string, a: ZooRun[], b: ZooRun[]): ZooCheck[] {
   return changed(a, b).filter((check) => {

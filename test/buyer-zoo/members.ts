@@ -1,7 +1,7 @@
 /**
  * The buyer zoo's population: each member is one combination of how a buyer may handle AAP errors,
  * drawn so that every value of every dimension appears several times. A member's parameters are
- * all there is to it: test/zoo/buyer.ts behaves by them, test/zoo/oracle.ts derives from them what
+ * all there is to it: test/buyer-zoo/buyer.ts behaves by them, test/buyer-zoo/oracle.ts derives from them what
  * each report check must say.
  */
 import { SeededRandom } from '../../src/common/random.js';
