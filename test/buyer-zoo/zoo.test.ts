@@ -4,8 +4,8 @@
 // and mock dealer, graded as the exam grades. Each member's verdict per check follows from its
 // parameters (test/buyer-zoo/oracle.ts); no check may FAIL a member that did right, or PASS one that did
 // not. Beside them, the metamorphic relations (test/buyer-zoo/metamorphic.ts), in the same run.
-// The folder's name sorts near the start of tap's order (alphabetical): the file takes about 50 s,
-// mostly waiting out retry hints, and as the last file it kept the whole suite waiting on it alone.
+// The folder's name sorts near the start of tap's order (alphabetical), so the file's 50 s, mostly
+// spent waiting out retry hints, overlap the rest of the suite instead of beginning last.
 import t, { type Test } from 'tap';
 import { generateMembers } from './members.js';
 import { runZoo, zooBattery } from './run-zoo.js';

@@ -29,6 +29,11 @@ async function dealer(t: Test, framing: 'chunked' | 'length', bytes: number): Pr
     for (let i = 0; i < body.length; i += 1 << 20) res.write(body.subarray(i, i + (1 << 20)));
     res.end();
   });
+  // The caller reuses its connection after two full collections; on a busy machine this (niced)
+  // process has taken longer than Node's 5 s keep-alive timeout there, and the server closing the
+  // idle socket as the next request went out reset it (ECONNRESET, in CI). The server keeps
+  // connections open; close() ends the idle ones.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/a2a`;
