@@ -87,3 +87,18 @@ t.test('not exercised without a RATE_LIMITED reply that carried a hint and reach
   t.same(result.evidence, []);
   t.match(result.explanation, /no RATE_LIMITED reply with a retry hint/);
 });
+
+t.test('a one-at-a-time buyer answering within the millisecond a reply ended is read as answering (CI: the exam-shrink flaw passed)', async (t) => {
+  // Start times are whole milliseconds and durations are not: a request that arrived 0.1 ms after
+  // the one before it ended shares that request's millisecond and seems to start before its end.
+  // Read as two requests in flight, that made the resend at once (and every search after it inside
+  // the crossing window) a possible crossing, so the buyer seemed never to come back: PASS.
+  const j = new JournalBuilder();
+  j.at(0, { duration_ms: 3.6 }); // ends at 3.6
+  const limited = j.at(3, { ...reply.rateLimited(300), duration_ms: 0.8 }); // arrived at 3.7, ends at 3.8
+  const atOnce = j.at(3, { duration_ms: 0.5 }); // arrived at 3.9
+  for (let at = 4; at < 12; at++) j.at(at, { duration_ms: 0.5 }); // the buyer's next searches, fast
+  const result = grade(j.entries, 'retry-after');
+  t.equal(result.verdict, 'FAIL', result.explanation);
+  t.same(result.evidence, [limited, atOnce]);
+});

@@ -156,19 +156,25 @@ class InFlight {
     });
   }
 
-  /** Whether a request other than `a` and `b` started before `to` and ended after `from`. */
+  /**
+   * Whether a request other than `a` and `b` surely started before `to` and ended after `from`.
+   * Starts are whole milliseconds and ends are not, so "surely" is sentAfterReply's one millisecond
+   * of slack read the other way: a request that came within the millisecond another one ended in
+   * may have come after it, and is not taken as in flight beside it (CI: a one-at-a-time buyer's
+   * prompt answers read as crossings, and its resend at once as none).
+   */
   any(from: number, to: number, a: JournalEntry, b: JournalEntry): boolean {
     let lo = 0;
     let hi = this.starts.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.starts[mid]! < to) lo = mid + 1;
+      if (this.starts[mid]! <= to - 1) lo = mid + 1;
       else hi = mid;
     }
     for (let j = 0; j < 3; j++) {
       const r = this.top[3 * lo + j];
       if (r === undefined) return false;
-      if (r !== a && r !== b) return r.t + r.duration_ms > from;
+      if (r !== a && r !== b) return r.t + r.duration_ms >= from + 1;
     }
     return false;
   }
