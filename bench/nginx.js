@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { mkdtemp, writeFile, readFile } from 'node:fs/promises';
+import { mkdtemp, writeFile, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,9 +48,12 @@ function accepts(port) {
   });
 }
 
-/** Starts nginx in front of `dealerUrl`; resolves with `{ url, pid, stop }`. */
-export async function startNginx(binary, dealerUrl) {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-bench-nginx-'));
+/**
+ * Starts nginx in front of `dealerUrl`, its files in a new folder under `parent` (the bench's work
+ * folder, removed with it); resolves with `{ url, pid, stop }`.
+ */
+export async function startNginx(binary, dealerUrl, parent = os.tmpdir()) {
+  const dir = await mkdtemp(path.join(parent, 'aap-chaos-bench-nginx-'));
   const port = await freePort();
   const upstream = new URL(dealerUrl).host;
   const conf = path.join(dir, 'nginx.conf');
@@ -94,5 +97,6 @@ http {
   }
   await handle.stop();
   const log = await readFile(path.join(dir, 'error.log'), 'utf8').catch(() => '');
+  await rm(dir, { recursive: true, force: true });
   throw new Error(`nginx did not start on 127.0.0.1:${port}: ${(stderr + log).trim().slice(0, 400) || 'no message'}`);
 }

@@ -210,7 +210,7 @@ async function main() {
   // Started side by side: on a busy machine one after another takes longer than the quick run's load.
   const servers = await Promise.all(
     cases.map(async (c) => {
-      if (c.nginx) return { url: (await startNginx(nginx, dealerUrl)).url };
+      if (c.nginx) return { url: (await startNginx(nginx, dealerUrl, workDir)).url };
       if (c.child) {
         const child = await startChild(c.child, [dealerUrl], { name: c.name });
         return { url: child.ready.url, pid: child.pid };

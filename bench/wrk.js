@@ -4,7 +4,7 @@
  * in production, and the ratios are the ones the targets were set with.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -31,7 +31,7 @@ export function runWrk(options) {
     [`wrk.method = ${JSON.stringify(options.method ?? 'GET')}`, ...headers, `wrk.body = ${JSON.stringify(options.body ?? '')}`].join('\n') + '\n',
   );
   const args = ['-t', '1', '-c', String(options.connections), '-d', `${options.duration}s`, '--latency', '-s', script, options.url];
-  return new Promise((resolve, reject) => {
+  const settled = new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
@@ -55,4 +55,6 @@ export function runWrk(options) {
       });
     });
   });
+  // The script's folder goes once wrk is done with it, however it ended: a bench run left hundreds behind.
+  return settled.finally(() => rmSync(dir, { recursive: true, force: true }));
 }

@@ -10,7 +10,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli as runCli } from '../helpers/cli-run.js';
 import { KeyFileError, loadCardSigningKey } from '../../src/common/card-key-file.js';
-import { keyFile, tempDir } from '../helpers/card-signing.js';
+import { keyFile } from '../helpers/card-signing.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const cli = (args: string[]) => runCli(['--port', '0', '--admin-port', '0', ...args], { killWhenOut: 'public key at' });
 
@@ -26,7 +27,7 @@ t.test('the start-up lines name the key and where its public half is served', as
 });
 
 t.test('a key file that cannot sign cards is one line, exit 2', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'aap-chaos-keys-');
   const write = (name: string, text: string | Buffer) => {
     const file = path.join(dir, name);
     writeFileSync(file, text);

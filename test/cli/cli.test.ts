@@ -1,14 +1,14 @@
 // The command line as a user meets it: the built CLI in a child process, over real sockets.
 import t, { type Test } from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, renameSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request, skillRequest } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/aap-chaos.js', import.meta.url));
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-cli-'));
+const dir = tempDir(t, 'aap-chaos-cli-');
 
 interface Running {
   child: ChildProcess;

@@ -2,11 +2,11 @@
 // files README and docs link to, and a --version that is aap-chaos's own, not the host project's.
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,7 +50,7 @@ t.test("import { startMockDealer } from 'aap-chaos/mock' works as docs/mock-deal
 });
 
 t.test("--version prints aap-chaos's own version, even inside another project", async (t) => {
-  const host = mkdtempSync(path.join(tmpdir(), 'aap-chaos-host-'));
+  const host = tempDir(t, 'aap-chaos-host-');
   writeFileSync(path.join(host, 'package.json'), JSON.stringify({ name: 'host-project', version: '9.9.9' }));
   const { stdout } = await run(process.execPath, [path.join(ROOT, 'bin/aap-chaos.js'), '--version'], { cwd: host });
   t.equal(stdout.trim(), pkg.version);

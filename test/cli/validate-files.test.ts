@@ -1,14 +1,13 @@
 // `validate` checks every file it is given, not only the last: a bad file first and a good one
 // after it still exits 1 and names the bad one.
 import t from 'tap';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { tempDir } from '../helpers/temp-dir.js';
 import { runCli } from '../reliability/cli-run.js';
 
 t.test('validate BAD GOOD and GOOD BAD both exit 1 naming the bad file', async (t) => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-validate-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'aap-chaos-validate-');
   const good = path.join(dir, 'good.yaml');
   const bad = path.join(dir, 'bad.yaml');
   await writeFile(good, 'scenario: good\nrules:\n  - id: one\n    error: INTERNAL_ERROR\n');

@@ -11,7 +11,8 @@ import { runCheckCommand } from '../../src/commands/check.js';
 import { startRuntime } from '../../src/runtime.js';
 import { loadScenarioText, formatProblem } from '../../src/scenario/load.js';
 import { CARD_JWKS_PATH } from '../../src/protocol/card-signature.js';
-import { keyFile, tempDir } from '../helpers/card-signing.js';
+import { keyFile } from '../helpers/card-signing.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { startUpstream } from '../helpers/servers.js';
 
 const rule007 = (report: CheckReport) => report.rules.find((r) => r.id === 'AAP-CARD-007')!;
@@ -40,7 +41,7 @@ t.test('a signed card: signed, not verified without --card-key; valid against th
   t.match(viaUrl.output, new RegExp(`card signatures: valid \\(kid ${kid}, ES256\\) against ${mock.url}${CARD_JWKS_PATH}`));
   t.match(viaUrl.output, /AAP-CARD-007 +MUST +PASS/);
 
-  const pem = path.join(tempDir(t), 'dealer.pub.pem');
+  const pem = path.join(tempDir(t, 'aap-chaos-keys-'), 'dealer.pub.pem');
   writeFileSync(pem, publicKey.export({ type: 'spki', format: 'pem' }) as string);
   const viaFile = await runCheck({ target: mock.url, cardKey: pem });
   t.equal(viaFile.card_signatures?.state, 'valid', 'a bare PEM public key matches any kid');

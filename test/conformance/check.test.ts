@@ -1,8 +1,7 @@
 // aap-chaos check against real dealers on loopback: the mock (which must pass), a deliberately
 // broken dealer (which must break exactly its known rules) and a dealer on the stock SDK server.
 import t from 'tap';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startMockDealer } from '../../src/mock/index.js';
 import { runCheck, type CheckReport } from '../../src/check/run-check.js';
@@ -10,6 +9,7 @@ import { runCheckCommand } from '../../src/commands/check.js';
 import { CONFORMANCE_RULES } from '../../src/protocol/conformance/index.js';
 import { BROKEN_DEALER_RULES, startBrokenDealer } from './broken-dealer.js';
 import { startSdkDealer } from './sdk-dealer.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const failedRules = (report: CheckReport) =>
   report.rules
@@ -56,8 +56,7 @@ t.test('a deliberately broken dealer breaks exactly its known rules; exit 1, JSO
     'the evidence names the probe, the pointer and the wire value',
   );
 
-  const dir = await mkdtemp(path.join(tmpdir(), 'aap-check-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'aap-check-');
   const junit = path.join(dir, 'check.xml');
   const result = await runCheckCommand({ target: broken.url, probeRateLimit: true, junit });
   t.equal(result.exitCode, 1, 'a MUST violation exits 1');

@@ -2,15 +2,14 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { BIN, cli } from '../helpers/cli-run.js';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startMockDealer } from '../../src/mock/index.js';
 import { request, skillRequest } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { startBrokenDealer } from './broken-dealer.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-conformance-cli-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'aap-chaos-conformance-cli-');
 
 t.test('aap-chaos check: 0 for the mock, 1 for the broken dealer, JUnit and JSON on request', async (t) => {
   const mock = await startMockDealer({ profile: '2.0', port: 0 });

@@ -1,5 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import t, { type Test } from 'tap';
@@ -7,6 +6,7 @@ import { runCtl } from '../../src/commands/ctl.js';
 import type { Runtime } from '../../src/runtime.js';
 import { callSkill, startTestRuntime } from './control-fixture.js';
 import { request } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** Runs one ctl command against `rt`; collects what it printed. */
 async function ctl(rt: Pick<Runtime, 'adminUrl'>, argv: string[], extra: { token?: string; signal?: AbortSignal; onLine?: (l: string) => void } = {}) {
@@ -24,8 +24,7 @@ async function ctl(rt: Pick<Runtime, 'adminUrl'>, argv: string[], extra: { token
 }
 
 async function tempFile(t: Test, name: string, text: string): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-ctl-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'aap-chaos-ctl-');
   const file = path.join(dir, name);
   await writeFile(file, text);
   return file;

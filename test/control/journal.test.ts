@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { ulid } from 'ulid';
 import type { JournalEntry } from '../../src/journal/entry.js';
 import { Journal } from '../../src/journal/journal.js';
 import { journalLine } from '../helpers/journal-line.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const ids = new Map<number, string>();
 
@@ -13,12 +13,6 @@ const ids = new Map<number, string>();
 function entry(n: number, t0 = 1_700_000_000_000): JournalEntry {
   if (!ids.has(n)) ids.set(n, ulid(t0 + n));
   return journalLine(ids.get(n)!, t0 + n, { rpc_id: n });
-}
-
-async function tempDir(t: Test): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-journal-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
 }
 
 t.test('the ring keeps the most recent entries, oldest first', async (t) => {
@@ -54,7 +48,7 @@ t.test('since: entries finished after the cursor while it is in the ring, by ULI
 });
 
 t.test('the file gets one JSON line per entry; flush resolves once they are written', async (t) => {
-  const file = path.join(await tempDir(t), 'journal.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-journal-'), 'journal.jsonl');
   const journal = new Journal({ file });
   await journal.open();
   for (let n = 1; n <= 500; n++) journal.onRequestDone(entry(n));
@@ -68,7 +62,7 @@ t.test('the file gets one JSON line per entry; flush resolves once they are writ
 });
 
 t.test('the file is appended to, never truncated', async (t) => {
-  const file = path.join(await tempDir(t), 'journal.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-journal-'), 'journal.jsonl');
   for (const n of [1, 2]) {
     const journal = new Journal({ file });
     await journal.open();
@@ -79,12 +73,12 @@ t.test('the file is appended to, never truncated', async (t) => {
 });
 
 t.test('a journal file that cannot be opened is a clear start-up error', async (t) => {
-  const file = path.join(await tempDir(t), 'missing-dir', 'journal.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-journal-'), 'missing-dir', 'journal.jsonl');
   await t.rejects(new Journal({ file }).open(), { message: `--journal: cannot open ${file} for appending (ENOENT)` });
 });
 
 t.test('past the pending-bytes cap lines are dropped and counted, not buffered forever', async (t) => {
-  const file = path.join(await tempDir(t), 'journal.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-journal-'), 'journal.jsonl');
   const drops: number[] = [];
   const one = JSON.stringify(entry(1)).length + 1;
   const journal = new Journal({ file, maxPendingBytes: one * 2, onDrop: (n) => drops.push(n) });

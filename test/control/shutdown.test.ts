@@ -3,14 +3,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
 import { skillRequest } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const compiledRuntime = fileURLToPath(new URL('../../dist/runtime.js', import.meta.url));
 
@@ -31,8 +31,7 @@ t.test(
   'SIGTERM under load: no journal line lost for an answered request, exit 0',
   { skip: !existsSync(compiledRuntime) && 'dist/ is not built (npm test builds it)' },
   async (t) => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-sigterm-'));
-    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const dir = tempDir(t, 'aap-chaos-sigterm-');
     const journalFile = path.join(dir, 'journal.jsonl');
 
     const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD], {

@@ -1,11 +1,11 @@
 // The dashboard end to end in headless Chromium: a real instance, real requests through the
 // proxy, and what a person sees on the page.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import tap from 'tap';
 import { callSkill, startTestRuntime } from '../control/control-fixture.js';
 import { createBuyer, sendSkill } from '../helpers/sdk-buyer.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { Inventory } from '../../src/mock/inventory.js';
 import { distinctColours, openDashboard, skip } from './browser.js';
 
@@ -66,7 +66,7 @@ tap.test('requests appear within a second, faults highlighted, with their detail
 
   const png = await page.screenshot({ fullPage: true });
   t.ok((await distinctColours(page, png)) > 20, 'the screenshot is not blank');
-  const target = SCREENSHOT_TARGET ?? path.join(await mkdtemp(path.join(tmpdir(), 'aap-dashboard-')), 'dashboard.png');
+  const target = SCREENSHOT_TARGET ?? path.join(tempDir(t, 'aap-dashboard-'), 'dashboard.png');
   await writeFile(target, png);
   t.same(problems, [], 'no page or console errors');
 });

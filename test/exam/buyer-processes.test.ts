@@ -3,11 +3,11 @@
 // stops the buyer's group instead of leaving it running.
 import t, { type Test } from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BIN, ROOT } from '../helpers/exam.js';
 import { waitFor } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // The bounds below only turn a hang into a failure. This file runs at the suite's lower CPU
 // priority, beside busier files, so an exam may take many seconds to start its proxy and buyer:
@@ -17,8 +17,7 @@ t.setTimeout(175_000);
 const BUYER_STARTED_MS = 60_000;
 /** Until the exam has stopped after a signal: the buyer's grace period (2 s) plus the exam's own shutdown. */
 const EXAM_STOPPED_MS = 30_000;
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-buyer-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'aap-chaos-buyer-');
 
 /** Whether any live process is in group `pgid` (zombies, which only wait to be reaped, do not count). */
 function groupAlive(pgid: number): boolean {

@@ -2,15 +2,14 @@
 // `aap-chaos exam` in CI: expected-failure baselines, pass^k over seeds and repeats. The seed buyer
 // resends a rate-limited search at once under odd seeds (retry-after FAILs) and waits under even ones.
 import t from 'tap';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exam, fixture } from '../helpers/exam.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 t.setTimeout(300_000);
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-exam-ci-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'aap-chaos-exam-ci-');
 const buyer = ['--', process.execPath, fixture('seed-buyer.mjs')];
 const scenario = ['--scenarios', fixture('throttle-once.yaml'), '--allow-incomplete'];
 

@@ -17,7 +17,7 @@ console.log(JSON.stringify({ names, code: reply.error?.data?.code ?? null }));
 `;
 
 t.test('exam under AAP_CHAOS_STATE keeps to its own memory state; the buyer gets no aap-chaos secret', { skip: redisMissing() }, async (t) => {
-  const redis = await startRedis();
+  const redis = await startRedis(t);
   // Stopped even when the fleet below fails to start: a redis-server left running kept this file open until tap's timeout.
   t.teardown(() => redis.close());
   // A live fleet, running a scenario that fails every search.

@@ -2,17 +2,16 @@
 // `aap-chaos exam` over the reference JS buyers of examples/, each a separate process, one proxy
 // (and embedded mock dealer) per scenario on loopback.
 import t from 'tap';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_EXAM_CHECK_NAMES as CHECK_NAMES } from '../../src/report/checks/index.js';
 import { exam, fixture, jsBuyer, withVerdict, type ExamJson } from '../helpers/exam.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // Every test here runs buyer processes on a shared, slow machine: allow more than tap's default.
 t.setTimeout(300_000);
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-exam-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'aap-chaos-exam-');
 
 /**
  * What the naive buyer must FAIL. Its backoff verdicts outside flaky-internal are left out: there

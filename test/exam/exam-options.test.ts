@@ -1,18 +1,17 @@
 // timing-sensitive: grades or measures how fast things happen, so it keeps the normal CPU priority (test/helpers/test-priority.mjs).
 // `aap-chaos exam` options: seeds and flakiness, the timeout, usage errors.
 import t from 'tap';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runExamCommand } from '../../src/commands/exam.js';
 import { startMockDealer } from '../../src/mock/server.js';
 import { exam, fixture, type ExamJson } from '../helpers/exam.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // Every test here runs buyer processes on a shared, slow machine: allow more than tap's default.
 t.setTimeout(300_000);
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-exam-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'aap-chaos-exam-');
 const noStack = (text: string) => !/\n\s+at .+:\d+:\d+/.test(text);
 
 /** Whether `pid` is still running: a killed process nobody has reaped yet is a zombie, not running. */

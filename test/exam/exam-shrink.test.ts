@@ -4,16 +4,15 @@
 // behaving); the reproducer brings the FAIL back; the budget holds; a FAIL that does not come back
 // on a re-run is reported as not reproducible.
 import t, { type Test } from 'tap';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { exam, fixture, type ExamJson } from '../helpers/exam.js';
 import type { Reproducer } from '../../src/exam/shrink-run.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 t.setTimeout(300_000);
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-exam-shrink-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'aap-chaos-exam-shrink-');
 const buyer = ['--', process.execPath, fixture('third-throttle-buyer.mjs')];
 const scenario = ['--scenarios', fixture('twelve-throttles.yaml'), '--allow-incomplete', '--json'];
 
@@ -31,7 +30,7 @@ t.test('shrinks twelve faults to the three that matter, within budget, and the r
   // were read as crossings of that reply, and the resend with them; test/report/retry-after.test.ts.)
   const full = await examOfTheFlaw(t, 'the full shrink', [...scenario, '--shrink', '--html', 'exam.html', ...buyer], {}, dir);
   // In a folder of its own: its reproducer has the same name as the full shrink's.
-  const tight = await examOfTheFlaw(t, 'the tight shrink', [...scenario, '--shrink-budget', '4', ...buyer], {}, mkdtempSync(path.join(dir, 'tight-')));
+  const tight = await examOfTheFlaw(t, 'the tight shrink', [...scenario, '--shrink-budget', '4', ...buyer], {}, tempDir(t, 'aap-chaos-exam-shrink-tight-'));
   // Flawed on its first run only: the file it leaves is removed before a run again.
   const once = path.join(dir, 'once');
   const flaky = await examOfTheFlaw(t, 'the flaky buyer', [...scenario, '--shrink', ...buyer], { ONCE_FILE: once }, dir, () => rmSync(once, { force: true }));

@@ -1,14 +1,13 @@
 // The exam's HTML report in a real browser: it renders offline, shows the scorecard and the
 // timelines, and every FAIL leads to its evidence.
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { chromiumMissing } from '../helpers/debian-services.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { exam, fixture, type ExamJson } from '../helpers/exam.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // Every test here runs buyer processes on a shared, slow machine: allow more than tap's default.
 t.setTimeout(300_000);
@@ -34,8 +33,7 @@ async function colourCount(page: Page, png: Buffer): Promise<number> {
 }
 
 t.test('the HTML report: scorecard, a timeline, a screenshot that is not blank, and a FAIL linked to its evidence', { skip: chromiumMissing() }, async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-exam-html-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'aap-chaos-exam-html-');
   const html = path.join(dir, 'report.html');
   const run = await exam([
     '--scenarios',

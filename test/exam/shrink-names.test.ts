@@ -2,11 +2,11 @@
 // scenario named `../../pwned` (its own `scenario:` text, which names the file) once wrote its
 // reproducer two folders up. The name is confined to one plain file name under repro/.
 import t from 'tap';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exam, type ExamJson } from '../helpers/exam.js';
 import type { Reproducer } from '../../src/exam/shrink-run.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 t.setTimeout(240_000);
 
@@ -19,8 +19,7 @@ for (let i = 0; i < 2; i++)
 `;
 
 t.test('a scenario named ../../pwned: the reproducer is written inside repro/, nowhere else', async (t) => {
-  const root = mkdtempSync(path.join(tmpdir(), 'aap-chaos-shrink-names-'));
-  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const root = tempDir(t, 'aap-chaos-shrink-names-');
   const cwd = path.join(root, 'a', 'b', 'work');
   mkdirSync(cwd, { recursive: true });
   writeFileSync(

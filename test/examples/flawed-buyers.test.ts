@@ -5,14 +5,13 @@ import t, { type Test } from 'tap';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runReportCommand } from '../../src/report/command.js';
 import { startChaos, type Chaos } from '../../src/index.js';
 import type { CheckName, Report, Verdict } from '../../src/report/report.js';
 import { AAP_EXTENSION_URI_1_3, AAP_EXTENSION_URI_2_0_DRAFT } from '../../src/protocol/codes.js';
 import { createBuyer, requestOptions, sendSkill, skillRequestJson, type Buyer } from '../helpers/sdk-buyer.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 async function chaosWith(t: Test, scenario: string, streaming = false): Promise<Chaos> {
   const chaos = await startChaos({ scenario, mock: { streaming } });
@@ -111,8 +110,7 @@ t.test('a buyer that retries a stream error at once: backoff FAILs', async (t) =
 });
 
 t.test('a buyer that activates another URI than the -32008 named: activation FAILs, also from the file without flags', async (t) => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-activation-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'aap-chaos-activation-');
   const journalFile = path.join(dir, 'journal.jsonl');
   const chaos = await startChaos({
     scenario: 'scenario: needs-extension\nrules:\n  - id: needs-extension\n    match: { method: SendMessage }\n    require: { extension: true }\n',

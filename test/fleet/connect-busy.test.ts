@@ -24,7 +24,7 @@ function busyLoop(sliceMs: number, totalMs: number): Promise<void> {
 }
 
 t.test('the first PING waits out a busy event loop: connected, then calls keep their 250 ms bound', { skip: redisMissing() }, async (t) => {
-  const redis = await startRedis();
+  const redis = await startRedis(t);
   t.teardown(() => redis.close());
   for (let attempt = 0; attempt < 3; attempt++) {
     const connecting = RedisStateStore.connect(redis.url);

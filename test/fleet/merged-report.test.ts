@@ -2,17 +2,15 @@
 // `aap-chaos report a.jsonl b.jsonl` merges them by time (ULIDs sort) and sees the early retry
 // that neither journal shows alone.
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { redisMissing } from '../helpers/debian-services.js';
 import { search, startFleet } from '../helpers/fleet.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { runReportCommand } from '../../src/report/command.js';
 
 t.test('a merged report grades one buyer across two replicas', { skip: redisMissing() }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'aap-chaos-fleet-journal-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'aap-chaos-fleet-journal-');
   const fleet = await startFleet(
     t,
     2,

@@ -3,8 +3,7 @@
 // and refuses `ctl use`; a guardrail breached by a flawed buyer halts the fleet and the audit log
 // says so; `aap-chaos audit verify` catches an edited or removed line.
 import t from 'tap';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { WebSocket } from 'ws';
 import { runCtl } from '../../src/commands/ctl.js';
@@ -12,6 +11,7 @@ import type { Runtime } from '../../src/runtime.js';
 import { redisMissing } from '../helpers/debian-services.js';
 import { calm, failing, search, startFleet } from '../helpers/fleet.js';
 import { request, waitFor } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { runCli } from '../reliability/cli-run.js';
 
 const skip = redisMissing();
@@ -105,7 +105,7 @@ t.test('the safety lever stops faults on all three within 1 s and refuses ctl us
     t.match(r.status().safety_lever, { pulled: true, reason: 'partner buyer broken', by: 'alice', replica: 'r1' }, 'reason and who are in /status');
   t.equal((await search(r3.url, 2)).code, undefined, 'a request on the third replica is no longer faulted');
 
-  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-lever-'));
+  const dir = tempDir(t, 'aap-chaos-lever-');
   writeFileSync(path.join(dir, 'calm.json'), JSON.stringify(calm));
   const errLines: string[] = [];
   const code = await runCtl(['use', path.join(dir, 'calm.json')], { adminUrl: r2.adminUrl, out: () => {}, err: (l) => errLines.push(l) });
@@ -128,7 +128,7 @@ t.test('the safety lever stops faults on all three within 1 s and refuses ctl us
 });
 
 t.test('a guardrail breached by a flawed buyer halts the fleet; the audit log shows it', { skip }, async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-guardrail-'));
+  const dir = tempDir(t, 'aap-chaos-guardrail-');
   const guarded = `scenario: throttled
 guardrails:
   - name: no-retry-storm
@@ -178,7 +178,7 @@ rules:
 });
 
 t.test('audit verify: the fleet stream and each file verify; an edited or removed line is named', { skip }, async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-audit-'));
+  const dir = tempDir(t, 'aap-chaos-audit-');
   const fleet = await startFleet(t, 3, calm, { auditDir: dir });
   const [r1, r2] = fleet.replicas as [Runtime, Runtime];
   const token = 'not-in-the-log-s3cret';

@@ -16,7 +16,7 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
   });
 
 t.test('/status shows the store URL without its password, given either way', { skip: redisMissing() }, async (t) => {
-  const redis = await startRedis(['--requirepass', SECRET]);
+  const redis = await startRedis(t, ['--requirepass', SECRET]);
   t.teardown(() => redis.close());
   for (const url of [`redis://127.0.0.1:${redis.port}/0?password=${SECRET}`, `redis://:${SECRET}@127.0.0.1:${redis.port}/0`]) {
     const rt = await startRuntime({ port: 0, adminPort: 0, state: url, log: () => {} });

@@ -6,13 +6,13 @@ import t from 'tap';
 import { Redis } from 'ioredis';
 import { FleetControl } from '../../src/state/fleet-control.js';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redisMissing } from '../helpers/debian-services.js';
 import { freePort, startRedis } from '../helpers/redis-server.js';
 import { cli } from '../helpers/cli-run.js';
 import { request } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const calm = `scenario: calm
 rules:
@@ -22,12 +22,9 @@ rules:
 `;
 
 t.test('--workers 2 --audit: one chain per worker, each in its own file, all verifying', { skip: redisMissing() }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'aap-chaos-workers-audit-'));
-  const redis = await startRedis();
-  t.teardown(async () => {
-    await redis.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const dir = tempDir(t, 'aap-chaos-workers-audit-');
+  const redis = await startRedis(t);
+  t.teardown(() => redis.close());
   writeFileSync(join(dir, 'calm.yaml'), calm);
   const [port, adminPort] = [await freePort(), await freePort()];
   const args = ['--workers', '2', '--state', redis.url, '--port', String(port), '--admin-port', String(adminPort)];
@@ -80,7 +77,7 @@ t.test('--workers 2 --audit: one chain per worker, each in its own file, all ver
 });
 
 t.test("appending to the fleet's audit stream adds no listener per entry", { skip: redisMissing() }, async (t) => {
-  const redis = await startRedis();
+  const redis = await startRedis(t);
   const client = new Redis(redis.url);
   const control = new FleetControl(client);
   t.teardown(async () => {

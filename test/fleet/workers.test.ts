@@ -3,14 +3,14 @@
 // each worker would hold its own lever, scenario and switches and an admin call reaches one.
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redisMissing } from '../helpers/debian-services.js';
 import { dealerReply } from '../helpers/chaos-harness.js';
 import { freePort, startRedis } from '../helpers/redis-server.js';
 import { search } from '../helpers/fleet.js';
 import { request, startUpstream } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const limited = `scenario: workers-limit
 rules:
@@ -20,8 +20,8 @@ rules:
 `;
 
 t.test('--workers 2 with Redis: one port, one shared rate limit, both workers serving', { skip: redisMissing() }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'aap-chaos-workers-'));
-  const redis = await startRedis();
+  const dir = tempDir(t, 'aap-chaos-workers-');
+  const redis = await startRedis(t);
   const dealer = await startUpstream((_req, res, body) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(dealerReply(body));
@@ -29,7 +29,6 @@ t.test('--workers 2 with Redis: one port, one shared rate limit, both workers se
   t.teardown(async () => {
     await dealer.close();
     await redis.close();
-    rmSync(dir, { recursive: true, force: true });
   });
   writeFileSync(join(dir, 'limit.yaml'), limited);
   const [port, adminPort] = [await freePort(), await freePort()];
@@ -111,8 +110,7 @@ t.test('--workers 2 with Redis: one port, one shared rate limit, both workers se
 });
 
 t.test('--workers 2 without Redis is refused with one line, whatever the scenario', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'aap-chaos-workers-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'aap-chaos-workers-');
   writeFileSync(join(dir, 'limit.yaml'), limited);
   // A stateless scenario too: the lever, a scenario swap, dry run and rule switches would each reach one worker.
   for (const scenario of [['--scenario', join(dir, 'limit.yaml')], ['--scenario', 'flaky-internal'], [], ['--state', 'memory']]) {

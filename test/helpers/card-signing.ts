@@ -4,14 +4,14 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { exportJWK, importJWK, type JWK } from 'jose';
 import { generateAgentCardSignature, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { buildAgentCard, createMockDealer } from '../../src/mock/index.js';
 import { AAP_EXTENSION_URI_1_3 } from '../../src/protocol/codes.js';
+import { tempDir } from './temp-dir.js';
 
 export type KeyKind = 'ES256' | 'EdDSA' | 'RS256';
 
@@ -21,17 +21,10 @@ export function keyPair(kind: KeyKind): { privateKey: KeyObject; publicKey: KeyO
   return generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 }
 
-/** A temporary folder, removed when the test ends. */
-export function tempDir(t: Test): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-keys-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 /** A private key written as PKCS#8 PEM (or as a JWK file); its path and the key. */
 export async function keyFile(t: Test, kind: KeyKind, format: 'pem' | 'jwk' = 'pem', jwkExtra: Partial<JWK> = {}) {
   const pair = keyPair(kind);
-  const file = path.join(tempDir(t), `${kind}.${format === 'pem' ? 'pem' : 'jwk.json'}`);
+  const file = path.join(tempDir(t, 'aap-chaos-keys-'), `${kind}.${format === 'pem' ? 'pem' : 'jwk.json'}`);
   const text =
     format === 'pem'
       ? (pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string)

@@ -23,7 +23,7 @@ export interface TestFleet {
 }
 
 export async function startFleet(t: Test, count: number, scenario: ScenarioInput, extra: { journalDir?: string; auditDir?: string } = {}): Promise<TestFleet> {
-  const redis = await startRedis();
+  const redis = await startRedis(t);
   const dealer = await startUpstream((_req, res, body) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(dealerReply(body));

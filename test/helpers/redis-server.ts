@@ -1,11 +1,10 @@
 // A real redis-server for fleet-mode tests: a free loopback port, its own temporary directory, no
 // persistence; stopped by pid, and restartable on the same port (to test losing Redis mid-run).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { Test } from 'tap';
 import { REDIS_SERVER_PATH } from './debian-services.js';
+import { tempDir } from './temp-dir.js';
 
 export interface TestRedis {
   readonly port: number;
@@ -14,7 +13,7 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port (empty: nothing is persisted). */
   start(): Promise<void>;
-  /** Stops it and removes its directory. */
+  /** Stops it (its directory is removed when the test ends). */
   close(): Promise<void>;
 }
 
@@ -55,9 +54,9 @@ async function waitForPong(port: number, child: ChildProcess, timeoutMs = 10_000
   throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
 }
 
-/** `extraArgs` go to redis-server as they are (e.g. ['--requirepass', 'secret']). */
-export async function startRedis(extraArgs: string[] = []): Promise<TestRedis> {
-  const dir = mkdtempSync(join(tmpdir(), 'aap-chaos-redis-'));
+/** `extraArgs` go to redis-server as they are (e.g. ['--requirepass', 'secret']); its directory is removed when `t` ends. */
+export async function startRedis(t: Test, extraArgs: string[] = []): Promise<TestRedis> {
+  const dir = tempDir(t, 'aap-chaos-redis-');
   const port = await freePort();
   let child: ChildProcess | undefined;
 
@@ -88,7 +87,6 @@ export async function startRedis(extraArgs: string[] = []): Promise<TestRedis> {
     stop,
     async close() {
       await stop();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

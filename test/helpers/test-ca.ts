@@ -1,10 +1,11 @@
 // A throwaway certificate authority made with Debian's openssl command, and server certificates it
 // signs for 127.0.0.1 and localhost: what a staging team's own CA would give the proxy.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Test } from 'tap';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { tempDir } from './temp-dir.js';
 
 export interface TestCa {
   dir: string;
@@ -15,6 +16,7 @@ export interface TestCa {
   issue(name: string): { cert: string; key: string };
   /** A fetch that trusts this CA (and nothing else extra), for the SDK client's fetchImpl. */
   fetch: typeof fetch;
+  /** Closes the fetch's connections (its directory is removed when the test ends). */
   close(): Promise<void>;
 }
 
@@ -24,8 +26,9 @@ function openssl(args: string[], cwd: string): void {
   execFileSync('openssl', args, { cwd, stdio: 'pipe' });
 }
 
-export function makeTestCa(): TestCa {
-  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-ca-'));
+/** A new CA in a directory of its own, removed when `t` ends. */
+export function makeTestCa(t: Test): TestCa {
+  const dir = tempDir(t, 'aap-chaos-ca-');
   openssl(
     [
       'req',
@@ -85,7 +88,6 @@ export function makeTestCa(): TestCa {
       undiciFetch(input, { ...init, dispatcher: agent })) as unknown as typeof fetch,
     async close() {
       await agent.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

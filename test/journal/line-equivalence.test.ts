@@ -4,8 +4,7 @@
 // lines (but for the fields that differ by nature: ids, times, durations), read only afterwards.
 // This is the guard for any change to when or how the line's text is built.
 import { once } from 'node:events';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { WebSocket } from 'ws';
@@ -13,6 +12,7 @@ import { startRuntime, type Runtime, type RuntimeOptions } from '../../src/runti
 import type { JournalEntry } from '../../src/journal/entry.js';
 import { request, skillRequest, waitFor } from '../helpers/servers.js';
 import { countStringify, isJournalEntry } from '../helpers/count-stringify.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** Each traffic kind is picked by the x-case header, so one scenario serves them all. */
 const SCENARIO = `scenario: line-equivalence
@@ -112,7 +112,7 @@ function withoutVolatile(line: string): string {
 }
 
 t.test('every reader gets the same bytes for every kind of traffic', async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-equiv-'));
+  const dir = tempDir(t, 'aap-chaos-equiv-');
   const file = path.join(dir, 'journal.jsonl');
   const rt = await start(t, { journalFile: file });
   const ws = new WebSocket(`${rt.adminUrl.replace(/^http/, 'ws')}/events`);

@@ -2,8 +2,7 @@
 // error reply is bounded without being serialized, and the ring keeps the line's text, not the
 // entry's objects. Each behaviour is checked against what a buyer and a reader see.
 import { once } from 'node:events';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { WebSocket } from 'ws';
@@ -13,9 +12,10 @@ import { boundedReplyError, MAX_REPLY_ERROR_BYTES } from '../../src/journal/buil
 import type { JsonRpcError } from '../../src/protocol/envelopes.js';
 import { journalLine } from '../helpers/journal-line.js';
 import { countStringify, isJournalEntry } from '../helpers/count-stringify.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 t.test('with a journal file and an /events client, each line is serialized once and both get the same text', async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-line-'));
+  const dir = tempDir(t, 'aap-chaos-line-');
   const file = path.join(dir, 'journal.jsonl');
   const rt = await startTestRuntime(t, { journalFile: file });
   const ws = new WebSocket(`${rt.adminUrl.replace(/^http/, 'ws')}/events`);

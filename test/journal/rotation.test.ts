@@ -2,20 +2,14 @@
 // every request answered has exactly one line in exactly one of FILE, FILE.1 … (gzip-compressed
 // with --journal-compress), no file grows past the limit, and every file is created 0600.
 // --journal-keep deletes the oldest rotated files.
-import t, { type Test } from 'tap';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import t from 'tap';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Journal } from '../../src/journal/journal.js';
 import type { JournalEntry } from '../../src/journal/entry.js';
 import { startTestRuntime, callSkill } from '../control/control-fixture.js';
-
-async function tempDir(t: Test): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-rotation-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** Every file of a rotated journal with its text (gzip undone), newest last. */
 async function journalFiles(file: string): Promise<{ name: string; bytes: number; mode: number; text: string }[]> {
@@ -48,7 +42,7 @@ async function load(url: string, count: number, parallel: number): Promise<numbe
 
 for (const compress of [false, true]) {
   t.test(`under load, every line is in one file and none is split (compress: ${compress})`, async (t) => {
-    const file = path.join(await tempDir(t), 'journal.jsonl');
+    const file = path.join(tempDir(t, 'aap-chaos-rotation-'), 'journal.jsonl');
     const maxBytes = 16 * 1024;
     const runtime = await startTestRuntime(t, { journalFile: file, journalMaxBytes: maxBytes, journalKeep: 1000, journalCompress: compress });
     const answered = await load(runtime.url, 600, 16);
@@ -74,7 +68,7 @@ for (const compress of [false, true]) {
 }
 
 t.test('--journal-keep: rotated files past K are deleted, the newest kept', async (t) => {
-  const file = path.join(await tempDir(t), 'j.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-rotation-'), 'j.jsonl');
   const journal = new Journal({ file, rotation: { maxBytes: 1024, keep: 2 } });
   await journal.open();
   const entry = (n: number) => ({ id: `01J${String(n).padStart(23, '0')}`, t: n, note: 'x'.repeat(200) }) as unknown as JournalEntry;
@@ -94,7 +88,7 @@ t.test('--journal-keep: rotated files past K are deleted, the newest kept', asyn
 });
 
 t.test('a pending batch larger than the limit is cut at line boundaries, one file after another', async (t) => {
-  const file = path.join(await tempDir(t), 'j.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-rotation-'), 'j.jsonl');
   const journal = new Journal({ file, rotation: { maxBytes: 2048, keep: 50 } });
   await journal.open();
   // All in one turn of the event loop: one pending batch of about 20 KB.

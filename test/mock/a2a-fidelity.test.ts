@@ -2,8 +2,7 @@
 // name, the trailing-slash route, task ids, card caching, merged validation, vehicles by
 // year/make/model, appointment proposals. Raw JSON-RPC over sockets and the @a2a-js/sdk client.
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ListTasksRequest, SendMessageRequest } from '@a2a-js/sdk';
 import { isJsonRpcError } from '@a2a-js/sdk/errors';
@@ -11,6 +10,7 @@ import { AAP_EXTENSION_URI_1_3 } from '../../src/protocol/codes.js';
 import { createBuyer, sendSkill, skillRequestJson } from '../helpers/sdk-buyer.js';
 import { request } from '../helpers/servers.js';
 import { seedViolations } from '../helpers/seed-envelope-check.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { aapError, postRpc, startDealer } from './dealer-fixture.js';
 
 const NOW = new Date('2030-01-07T12:00:00Z');
@@ -137,7 +137,7 @@ t.test('a lead naming year+make+model that match nothing is VEHICLE_NOT_FOUND', 
 });
 
 t.test('APPOINTMENT_TIME_UNAVAILABLE only when there is no alternative at all', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-closed-'));
+  const dir = tempDir(t, 'aap-chaos-closed-');
   const file = path.join(dir, 'closed.json');
   const closed = Object.fromEntries(['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'].map((d) => [d, null]));
   writeFileSync(

@@ -37,7 +37,7 @@ function servedFingerprint(port: number, ca: string): Promise<string> {
 }
 
 t.test('the SDK client calls through the proxy over HTTPS, trusting the test CA only', { skip }, async (t) => {
-  const ca = makeTestCa();
+  const ca = makeTestCa(t);
   t.teardown(() => ca.close());
   const proxyPair = ca.issue('proxy');
   const adminPair = ca.issue('admin');
@@ -73,7 +73,7 @@ t.test('the SDK client calls through the proxy over HTTPS, trusting the test CA 
 });
 
 t.test('bad TLS files: one line naming the flag, exit 2, nothing listens', { skip }, async (t) => {
-  const ca = makeTestCa();
+  const ca = makeTestCa(t);
   t.teardown(() => ca.close());
   const a = ca.issue('a');
   const b = ca.issue('b');
@@ -148,7 +148,7 @@ function runProxy(t: Test, flags: string[]) {
 
 /** A CA, a certificate in place (live.pem, live.key) and a renewed one to copy over it. */
 function liveCertificate(t: Test) {
-  const ca = makeTestCa();
+  const ca = makeTestCa(t);
   t.teardown(() => ca.close());
   const first = ca.issue('first');
   const renewed = ca.issue('renewed');

@@ -4,11 +4,11 @@
 // 421 and nothing else; in spy mode (`--on-miss pass`) nothing is relayed to the live dealer or
 // recorded for it. Through the proxy, every request still arrives.
 import t from 'tap';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startRuntime } from '../../src/runtime.js';
 import { request, skillRequest, startUpstream } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** Where the run's own dealer listens, from its first start-up line. */
 const innerUrl = (logs: string[]) => /proxy on .* at (http:\/\/127\.0\.0\.1:\d+)/.exec(logs.join('\n'))![1]!;
@@ -34,7 +34,7 @@ t.test('in spy mode the replay dealer relays and records nothing for a foreign H
     res.end('{"jsonrpc":"2.0","id":1,"result":{"from":"live"}}');
   });
   t.teardown(() => live.close());
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'aap-chaos-inner-')), 'spy.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-inner-'), 'spy.jsonl');
   const logs: string[] = [];
   const rt = await startRuntime({
     port: 0,

@@ -6,17 +6,10 @@
 import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BIN, cli } from '../helpers/cli-run.js';
 import { request, skillRequest } from '../helpers/servers.js';
-
-async function tempDir(t: Test): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-log-files-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { tempDir } from '../helpers/temp-dir.js';
 
 const STATELESS = `scenario: logs
 rules:
@@ -31,7 +24,7 @@ for (const [flag, what] of [
   ['--record', 'record'],
 ] as const) {
   t.test(`${flag}: a symbolic link at the path is refused at start, not followed`, async (t) => {
-    const dir = await tempDir(t);
+    const dir = tempDir(t, 'aap-chaos-log-files-');
     const target = path.join(dir, `elsewhere-${what}`);
     const link = path.join(dir, `${what}.jsonl`);
     symlinkSync(target, link);
@@ -43,7 +36,7 @@ for (const [flag, what] of [
 }
 
 t.test('a FIFO at --journal is refused at once, not waited on', { skip: process.platform === 'win32' }, async (t) => {
-  const dir = await tempDir(t);
+  const dir = tempDir(t, 'aap-chaos-log-files-');
   const fifo = path.join(dir, 'journal.jsonl');
   t.equal(spawnSync('mkfifo', [fifo]).status, 0);
   const run = await cli(['--journal', fifo, '--port', '0', '--admin-port', '0'], { killWhenOut: 'proxy on ' });
@@ -64,7 +57,7 @@ t.test('rotation flags without the file they rotate, or below 1 KiB, are refused
 });
 
 t.test('the start-up lines say how each file rotates', async (t) => {
-  const dir = await tempDir(t);
+  const dir = tempDir(t, 'aap-chaos-log-files-');
   const [journal, audit] = [path.join(dir, 'j.jsonl'), path.join(dir, 'a.jsonl')];
   const args = ['--journal', journal, '--journal-max-bytes', '64M', '--journal-compress', '--audit', audit, '--audit-max-bytes', '512K', '--audit-keep', '9'];
   const run = await cli([...args, '--port', '0', '--admin-port', '0'], { killWhenOut: `audit log appended to ${audit}, rotated at 512 KiB, 9 kept\n` });
@@ -103,7 +96,7 @@ const search = (url: string, id: number) =>
   request(`${url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: skillRequest('inventory.search', {}, id) });
 
 t.test('files are created 0600; SIGHUP after a logrotate `create` rotation loses no journal line and keeps the audit chain', async (t) => {
-  const dir = await tempDir(t);
+  const dir = tempDir(t, 'aap-chaos-log-files-');
   const [journal, audit, recording, scenario] = ['journal.jsonl', 'audit.jsonl', 'rec.jsonl', 's.yaml'].map((f) => path.join(dir, f)) as [
     string,
     string,

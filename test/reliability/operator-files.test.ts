@@ -5,8 +5,7 @@
 // file: tap's timeout fails it), and three commands end to end show the one line and exit 2.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readServerTls } from '../../src/control/server-tls.js';
 import { loadBaseline } from '../../src/exam/baseline.js';
@@ -14,13 +13,14 @@ import { readJournal } from '../../src/journal/read-journal.js';
 import { loadInventoryFile } from '../../src/mock/inventory-file.js';
 import { readRecording } from '../../src/recording/reader.js';
 import { readScenarioFileText } from '../../src/scenario/file-text.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { makeTestCa } from '../helpers/test-ca.js';
 import { runCli } from './cli-run.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-operator-files-'));
+const dir = tempDir(t, 'aap-chaos-operator-files-');
 const fifo = path.join(dir, 'fifo');
 execFileSync('mkfifo', [fifo]);
-const ca = makeTestCa();
+const ca = makeTestCa(t);
 t.teardown(() => ca.close());
 const { cert, key } = ca.issue('server');
 /** Over the PEM readers' limit (1 MiB), yet a PEM file by its first line. */

@@ -3,8 +3,7 @@
 // file being opened, and a replica keeps its scenario when Redis holds a JSON string.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { startRuntime } from '../../src/runtime.js';
@@ -12,8 +11,9 @@ import { adminCall, startTestRuntime } from '../control/control-fixture.js';
 import { redisMissing } from '../helpers/debian-services.js';
 import { startRedis } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-remote-'));
+const dir = tempDir(t, 'aap-chaos-remote-');
 // A valid scenario stored elsewhere: loading it would put `elsewhere` in force.
 const elsewhere = path.join(dir, 'elsewhere.yaml');
 writeFileSync(elsewhere, 'scenario: elsewhere\nrules: []\n');
@@ -64,7 +64,7 @@ t.test('PUT /scenario still takes text, JSON and {"name": built-in}', async (t) 
 });
 
 t.test('a scenario published in Redis as a JSON string is refused; the replica keeps its own', { skip: redisMissing() }, async (t) => {
-  const redis = await startRedis();
+  const redis = await startRedis(t);
   const lines: string[] = [];
   const rt = await startRuntime({
     port: 0,

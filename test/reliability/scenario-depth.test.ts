@@ -3,14 +3,14 @@
 // scenario ends the process (validate exits 1, PUT answers 422, --watch keeps the old scenario).
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatProblem, loadScenarioText } from '../../src/scenario/load.js';
 import { adminCall, startTestRuntime } from '../control/control-fixture.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { BIN, runCli } from './cli-run.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-depth-'));
+const dir = tempDir(t, 'aap-chaos-depth-');
 const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 const TOO_DEEP = /^\S+:\d+:\d+ {2}collections are nested more than 64 levels deep, past the nesting limit$/;
 

@@ -1,13 +1,13 @@
 // A scenario file cannot cost the loader more than its limits: size, rule count, nesting depth and
 // alias expansion are each refused with one line naming the limit (and the flag that raises it).
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatProblem, loadScenarioText } from '../../src/scenario/load.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { runCli } from './cli-run.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-limits-'));
+const dir = tempDir(t, 'aap-chaos-limits-');
 const write = (name: string, text: string) => {
   const file = path.join(dir, name);
   writeFileSync(file, text);

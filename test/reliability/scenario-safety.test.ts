@@ -2,15 +2,15 @@
 // the target; a request cannot either.
 import t from 'tap';
 import net from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadScenarioText, resolveScenarioRef, BUILTIN_SCENARIO_DIR } from '../../src/scenario/load.js';
 import { harness } from '../helpers/chaos-harness.js';
 import { skillRequest } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 t.test('YAML tags build no objects, run nothing and read no file', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-safety-'));
+  const dir = tempDir(t, 'aap-chaos-safety-');
   writeFileSync(path.join(dir, 'secret.txt'), 'TOP-SECRET-CONTENT');
   const text = `rules:\n  - id: a\n    error: INTERNAL_ERROR\n    message: !!js/function "function () { globalThis.scenarioRan = true }"\n  - id: b\n    error: INTERNAL_ERROR\n    message: !include ${path.join(dir, 'secret.txt')}\n`;
   const result = loadScenarioText(text, path.join(dir, 's.yaml'));

@@ -5,12 +5,12 @@
 // wherever they are echoed, token shapes (`Bearer …`, `sk_live_…`, JWTs) are masked, and e-mail
 // addresses and phone numbers outside `customer` become the same stable pseudonyms as inside it.
 import t, { type Test } from 'tap';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readRecording } from '../../src/recording/reader.js';
 import { startRuntime } from '../../src/runtime.js';
 import { request, skillRequest, startUpstream } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const BEARER = 'Bearer abc-live-token-4242';
 const API_KEY = 'plainkey-7f3a9c2e1d';
@@ -71,7 +71,7 @@ async function echoingDealer(t: Test, asError: boolean) {
 
 t.test('the recording keeps none of it, and the request keeps its pseudonyms', async (t) => {
   const dealer = await echoingDealer(t, false);
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'aap-chaos-secret-values-')), 'rec.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-secret-values-'), 'rec.jsonl');
   const rt = await startRuntime({ port: 0, adminPort: 0, env: {}, target: dealer.url, profile: '1.3', record: file, rewriteCard: false, log: () => {} });
   await request(`${rt.url}/a2a`, { body: skillRequest('lead.submit', lead), headers });
   await rt.close();

@@ -3,19 +3,19 @@
 // read from a secret header is stored hashed.
 import t from 'tap';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { WebSocket } from 'ws';
 import { startRuntime } from '../../src/runtime.js';
 import { request, skillRequest, startUpstream } from '../helpers/servers.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRETS = ['Bearer-secret-one', 'session=secret-two', 'secret-three-key', 'secret-four-dealer'];
 const PERSONAL = ['pii-person@example.com', '+15550001111', 'Jane Secretname'];
 
 t.test('no secret and no personal data in any sink', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-secrets-'));
+  const dir = tempDir(t, 'aap-chaos-secrets-');
   const file = path.join(dir, 'journal.jsonl');
   const recording = path.join(dir, 'recording.jsonl');
   const logs: string[] = [];

@@ -3,12 +3,12 @@
 import t from 'tap';
 import https from 'node:https';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startProxy } from '../../src/proxy/server.js';
 import { request, skillRequest } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 let openssl = true;
 try {
@@ -21,7 +21,7 @@ t.test(
   'self-signed dealer certificate: refused with advice, then --ca and --insecure',
   { skip: openssl ? false : 'openssl is not installed (apt-get install openssl)' },
   async (t) => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-tls-'));
+    const dir = tempDir(t, 'aap-chaos-tls-');
     const key = path.join(dir, 'key.pem');
     const cert = path.join(dir, 'cert.pem');
     execFileSync(

@@ -69,7 +69,7 @@ t.test('ctl use --ttl past the bound: the instance refuses it, naming ttl', asyn
 });
 
 t.test('a TTL in Redis out of range wedges no replica, nor one started later', { skip: redisMissing() }, async (t) => {
-  const redis = await startRedis();
+  const redis = await startRedis(t);
   const client = new Redis(redis.url);
   const replicas: Runtime[] = [];
   t.teardown(async () => {

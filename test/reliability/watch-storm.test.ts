@@ -1,19 +1,19 @@
 // A --watch reload storm: the scenario file is rewritten 100 times, valid and invalid, while
 // traffic flows. No request fails, and no request is decided by two scenarios at once.
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startRuntime } from '../../src/runtime.js';
 import { watchScenarioFile } from '../../src/scenario/watch.js';
 import { request, skillRequest } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** Generation `n`: two rules that both stamp the reply with `n`. */
 const generation = (n: number) =>
   `scenario: gen-${n}\nrules:\n  - { id: g${n}-a, patch: [{ op: add, path: /result/gen_a, value: ${n} }] }\n  - { id: g${n}-b, patch: [{ op: add, path: /result/gen_b, value: ${n} }] }\n`;
 
 t.test('100 rewrites while traffic flows: no failure, never two scenarios in one request', async (t) => {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'aap-chaos-storm-')), 'storm.yaml');
+  const file = path.join(tempDir(t, 'aap-chaos-storm-'), 'storm.yaml');
   writeFileSync(file, generation(0));
   const rt = await startRuntime({ port: 0, adminPort: 0, env: {}, scenario: file, profile: '1.3' });
   t.teardown(() => rt.close());

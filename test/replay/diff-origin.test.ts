@@ -3,14 +3,14 @@
 // recording is read, with file:line and exit 2, before any request is sent; and the live URL is
 // built from --target's origin with the proxy's own request-target rule.
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readRecording } from '../../src/recording/reader.js';
 import { cli } from '../helpers/cli-run.js';
 import { startUpstream } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-diff-origin-'));
+const dir = tempDir(t, 'aap-chaos-diff-origin-');
 
 const exchange = (requestPath: string) =>
   JSON.stringify({

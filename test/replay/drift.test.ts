@@ -3,15 +3,15 @@
 // whose price changed: the field is named, with both values; exit 1, JSON and JUnit.
 import t from 'tap';
 import { cli } from '../helpers/cli-run.js';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { diffRecording } from '../../src/replay/drift.js';
 import { formatDrift } from '../../src/replay/drift-format.js';
 import { startMockDealer } from '../../src/mock/index.js';
 import { mockDealer, rpc, runtime, skillBody, streamEvents } from '../helpers/recording.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-drift-'));
+const dir = tempDir(t, 'aap-chaos-drift-');
 const file = path.join(dir, 'staging.jsonl');
 
 const { vin } = await (async () => {

@@ -3,8 +3,7 @@
 // live ids, SSE events at their recorded gaps, no request header or customer contact on disk,
 // each --on-miss mode, and a scenario's RATE_LIMITED on top of the replay.
 import t from 'tap';
-import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { jsonDifferences } from '../../src/replay/json-diff.js';
 import { scrubReply } from '../../src/protocol/personal-data.js';
@@ -15,8 +14,9 @@ import { waitFor } from '../helpers/servers.js';
 import { exam } from '../helpers/exam.js';
 import { startMockDealer } from '../../src/mock/index.js';
 import { CUSTOMER, LEAD, SECRET_HEADERS, gaps, mockDealer, rpc, runtime, skillBody, streamEvents } from '../helpers/recording.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-replay-'));
+const dir = tempDir(t, 'aap-chaos-replay-');
 const file = path.join(dir, 'dealer.jsonl');
 /** The mock's gap between stream events: wide, so timing holds on a loaded machine. */
 const GAP_MS = 150;

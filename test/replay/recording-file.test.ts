@@ -3,14 +3,14 @@
 // one message and whole lines only, while the proxy keeps answering.
 import t from 'tap';
 import { cli } from '../helpers/cli-run.js';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseRecording, readRecording, RecordingReadError } from '../../src/recording/reader.js';
 import { startRuntime } from '../../src/runtime.js';
 import { mockDealer, rpc, runtime, skillBody } from '../helpers/recording.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-recording-'));
+const dir = tempDir(t, 'aap-chaos-recording-');
 const file = path.join(dir, 'whole.jsonl');
 
 await (async () => {

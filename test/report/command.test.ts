@@ -1,13 +1,12 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import type { JournalEntry } from '../../src/journal/entry.js';
 import { runReportCommand } from '../../src/report/command.js';
 import { JournalBuilder, reply } from './journal-builder.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dir = await mkdtemp(join(tmpdir(), 'aap-chaos-report-'));
-t.teardown(() => rm(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'aap-chaos-report-');
 
 async function journalFile(name: string, lines: (JournalEntry | string)[]): Promise<string> {
   const file = join(dir, name);

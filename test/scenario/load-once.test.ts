@@ -4,12 +4,11 @@
  * problems themselves read exactly as before: file:line:col, JSON Pointer, message.
  */
 import t, { type Test } from 'tap';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as yaml from 'yaml';
 import { startRuntime } from '../../src/runtime.js';
 import { formatProblem, loadScenarioText, type Scenario } from '../../src/scenario/load.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** The loader with the full YAML parse counted (the parse itself, not the loader, is wrapped). */
 async function countingLoader(t: Test) {
@@ -28,8 +27,7 @@ async function countingLoader(t: Test) {
   return { load, calls };
 }
 
-const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-load-once-'));
-t.teardown(() => rm(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'aap-chaos-load-once-');
 
 t.test('the 10,000-rule bench file loads without the full YAML parser', async (t) => {
   const file = path.join(dir, 'rules-10000.yaml');

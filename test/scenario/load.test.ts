@@ -1,6 +1,5 @@
 import t from 'tap';
-import { mkdtemp, writeFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import {
   formatProblem,
@@ -12,12 +11,9 @@ import {
   validateFiles,
 } from '../../src/scenario/load.js';
 import { ruleErrorSpec } from '../../src/scenario/effect-kinds.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const workDir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-scenario-'));
-t.teardown(async () => {
-  const { rm } = await import('node:fs/promises');
-  await rm(workDir, { recursive: true, force: true });
-});
+const workDir = tempDir(t, 'aap-chaos-scenario-');
 
 t.test('a valid YAML scenario loads with the documented defaults filled in', async (t) => {
   const result = loadScenarioText('rules:\n  - id: throttle\n    rate_limit: { limit: 5, window_ms: 10000 }\n', 'my-storm.yaml');

@@ -1,9 +1,9 @@
 import t from 'tap';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { watchScenarioFile } from '../../src/scenario/watch.js';
 import { formatProblem, type Scenario, type ScenarioProblem } from '../../src/scenario/load.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 type WatchEvent = { kind: 'valid'; scenario: Scenario } | { kind: 'invalid'; problems: ScenarioProblem[] };
 
@@ -30,8 +30,7 @@ function eventQueue() {
 }
 
 t.test('a changed file is reloaded: valid replaces, invalid reports every problem', async (t) => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-watch-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'aap-chaos-watch-');
   const file = path.join(dir, 'live.yaml');
   await writeFile(file, 'scenario: live\nrules: []\n');
 
@@ -69,8 +68,7 @@ t.test('a changed file is reloaded: valid replaces, invalid reports every proble
 });
 
 t.test('changes to other files in the folder are ignored, and close() stops the watch', async (t) => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-watch-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'aap-chaos-watch-');
   const file = path.join(dir, 'live.yaml');
   await writeFile(file, 'rules: []\n');
   const queue = eventQueue();

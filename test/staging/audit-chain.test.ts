@@ -2,21 +2,14 @@
 // against its head (FILE.head), so what links but is wrong still shows: a cut tail, an entry
 // appended with a forged but consistent hash, an empty file, a file missing between two others.
 // A log that starts again continues its chain; files and heads are created 0600.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AuditLog, chainEntry, type AuditEntry, type AuditFacts } from '../../src/staging/audit.js';
 import { runAuditVerify } from '../../src/staging/audit-verify-command.js';
 import { cli } from '../helpers/cli-run.js';
-
-async function tempDir(t: Test): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'aap-chaos-audit-chain-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { tempDir } from '../helpers/temp-dir.js';
 
 const facts = (n: number): AuditFacts => ({
   action: 'rule-switch',
@@ -40,7 +33,7 @@ async function writeLog(file: string, count: number, rotation = {}): Promise<Aud
 const lines = (file: string) => readFileSync(file, 'utf8').trimEnd().split('\n');
 
 t.test('an intact log verifies, its tail confirmed by its head; the file and the head are 0600', async (t) => {
-  const file = path.join(await tempDir(t), 'audit.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-audit-chain-'), 'audit.jsonl');
   await writeLog(file, 3);
   t.same(
     lines(file).map((l) => JSON.parse(l).action),
@@ -54,7 +47,7 @@ t.test('an intact log verifies, its tail confirmed by its head; the file and the
 });
 
 t.test('a log started again continues its chain', async (t) => {
-  const file = path.join(await tempDir(t), 'audit.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-audit-chain-'), 'audit.jsonl');
   await writeLog(file, 2);
   await writeLog(file, 2);
   t.same(
@@ -65,7 +58,7 @@ t.test('a log started again continues its chain', async (t) => {
 });
 
 t.test('a cut tail is named: the head says where the chain ends', async (t) => {
-  const file = path.join(await tempDir(t), 'audit.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-audit-chain-'), 'audit.jsonl');
   await writeLog(file, 3);
   const all = lines(file);
   writeFileSync(file, all.slice(0, -1).join('\n') + '\n');
@@ -80,7 +73,7 @@ t.test('a cut tail is named: the head says where the chain ends', async (t) => {
 });
 
 t.test('an entry appended with a consistent, forged hash is caught by the head; one with a field added is named forged', async (t) => {
-  const file = path.join(await tempDir(t), 'audit.jsonl');
+  const file = path.join(tempDir(t, 'aap-chaos-audit-chain-'), 'audit.jsonl');
   await writeLog(file, 2);
   const last = JSON.parse(lines(file).at(-1)!) as AuditEntry;
   const forged = chainEntry({ ...facts(9), action: 'lever-release' }, { ts: new Date().toISOString(), replica: 'r1', seq: last.seq + 1, prev: last.hash });
@@ -98,7 +91,7 @@ t.test('an entry appended with a consistent, forged hash is caught by the head; 
 });
 
 t.test('an empty file is refused; so is a log without its head unless --no-head', async (t) => {
-  const dir = await tempDir(t);
+  const dir = tempDir(t, 'aap-chaos-audit-chain-');
   const empty = path.join(dir, 'empty.jsonl');
   writeFileSync(empty, '');
   const run = await runAuditVerify([empty], { noHead: true });
@@ -117,7 +110,7 @@ t.test('an empty file is refused; so is a log without its head unless --no-head'
 });
 
 t.test('rotated, compressed files: one chain across the boundaries; a missing file is named', async (t) => {
-  const dir = await tempDir(t);
+  const dir = tempDir(t, 'aap-chaos-audit-chain-');
   const file = path.join(dir, 'audit.jsonl');
   const log = await writeLog(file, 40, { maxBytes: 2048, keep: 50, compress: true });
   t.ok(log.rotations >= 4, `${log.rotations} rotations`);
@@ -149,7 +142,7 @@ t.test('rotated, compressed files: one chain across the boundaries; a missing fi
 });
 
 t.test('files rotated away: the oldest kept file starts at its file-start entry; its first lines removed is named', async (t) => {
-  const dir = await tempDir(t);
+  const dir = tempDir(t, 'aap-chaos-audit-chain-');
   const file = path.join(dir, 'audit.jsonl');
   await writeLog(file, 30, { maxBytes: 2048, keep: 2 });
   t.same(readdirSync(dir).sort(), ['audit.jsonl', 'audit.jsonl.1', 'audit.jsonl.2', 'audit.jsonl.head']);
@@ -166,7 +159,7 @@ t.test('files rotated away: the oldest kept file starts at its file-start entry;
 });
 
 t.test('the command line: several files, a directory, --head, --no-head; exit 2 for a file that cannot be read', async (t) => {
-  const dir = await tempDir(t);
+  const dir = tempDir(t, 'aap-chaos-audit-chain-');
   const file = path.join(dir, 'audit.jsonl');
   await writeLog(file, 2);
   const ok = await cli(['audit', 'verify', dir]);
@@ -183,7 +176,7 @@ t.test('the command line: several files, a directory, --head, --no-head; exit 2 
 });
 
 t.test('a FIFO where a head or a rotated file should be is refused at once, never waited on', async (t) => {
-  const dir = await tempDir(t);
+  const dir = tempDir(t, 'aap-chaos-audit-chain-');
   const file = path.join(dir, 'audit.jsonl');
   await writeLog(file, 2);
   const head = readFileSync(`${file}.head`);

@@ -11,7 +11,7 @@ import { startRedis } from '../helpers/redis-server.js';
 const pulledOn = (replica: string, at: string): LeverState => ({ pulled: true, by: `guardrail g`, halted_by: 'guardrail g', at, replica });
 
 t.test('a read of the lever sent before this replica pulled it does not undo the pull', { skip: redisMissing() }, async (t) => {
-  const redis = await startRedis();
+  const redis = await startRedis(t);
   t.teardown(() => redis.close());
   const stores = await Promise.all([RedisStateStore.connect(redis.url), RedisStateStore.connect(redis.url)]);
   t.teardown(() => Promise.all(stores.map((s) => s.close())));
