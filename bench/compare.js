@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, stopAllChildren } from './children.js';
-import { cpuMsOf } from './process-cpu.js';
+import { cpuMsOf, mainThreadCpuMsOf } from './process-cpu.js';
 import { median } from './stats.js';
 import { summarizeProfile } from './profile-summary.js';
 import { writeNonMatchingRules } from './rules-scenario.js';
@@ -66,11 +66,13 @@ async function main() {
     const order = r % 2 ? cases : [...cases].reverse();
     for (const c of order) {
       const before = cpuMsOf(c.proc.pid);
+      const mainBefore = mainThreadCpuMsOf(c.proc.pid);
       const result = await run(loader, c.proc.ready.url);
       const cpuUs = ((cpuMsOf(c.proc.pid) - before) * 1000) / result.requests;
-      c.runs.push({ reqPerSec: result.reqPerSec, cpuUs, p99: result.latencyMs.p99, failures: result.non2xx + result.errors + result.timeouts });
+      const mainUs = ((mainThreadCpuMsOf(c.proc.pid) - mainBefore) * 1000) / result.requests;
+      c.runs.push({ reqPerSec: result.reqPerSec, cpuUs, mainUs, p99: result.latencyMs.p99, failures: result.non2xx + result.errors + result.timeouts });
       process.stderr.write(
-        `round ${r}/${rounds} ${c.name}: ${Math.round(result.reqPerSec)} req/s, ${cpuUs.toFixed(1)} µs/req, p99 ${result.latencyMs.p99.toFixed(2)} ms\n`,
+        `round ${r}/${rounds} ${c.name}: ${Math.round(result.reqPerSec)} req/s, ${cpuUs.toFixed(1)} µs/req (main thread ${mainUs.toFixed(1)}), p99 ${result.latencyMs.p99.toFixed(2)} ms\n`,
       );
     }
   }
@@ -79,14 +81,17 @@ async function main() {
   // Ratios of the same round, then their median: a round's drift cancels out of its own ratio.
   const perRound = (c, key) => median(c.runs.map((x, i) => x[key] / base.runs[i][key]));
   console.log(`\n${rounds} rounds × ${seconds} s, ${CONNECTIONS} connections, load average ${os.loadavg()[0].toFixed(1)} at the end`);
-  console.log('| case | CPU µs/req | req/s | p99 ms | CPU vs first | req/s vs first | failed |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log('| case | CPU µs/req | of which main thread | req/s | p99 ms | CPU vs first | main thread vs first | req/s vs first | failed |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const c of cases) {
     const failed = c.runs.reduce((n, x) => n + x.failures, 0);
     console.log(
-      `| ${c.name} | ${med(c, 'cpuUs').toFixed(1)} | ${Math.round(med(c, 'reqPerSec'))} | ${med(c, 'p99').toFixed(2)} | ${perRound(c, 'cpuUs').toFixed(3)}× | ${perRound(c, 'reqPerSec').toFixed(3)}× | ${failed} |`,
+      `| ${c.name} | ${med(c, 'cpuUs').toFixed(1)} | ${med(c, 'mainUs').toFixed(1)} | ${Math.round(med(c, 'reqPerSec'))} | ${med(c, 'p99').toFixed(2)} | ${perRound(c, 'cpuUs').toFixed(3)}× | ${perRound(c, 'mainUs').toFixed(3)}× | ${perRound(c, 'reqPerSec').toFixed(3)}× | ${failed} |`,
     );
   }
+  console.log(
+    '"main thread": the CPU of the thread running JavaScript; the rest is V8\'s and libuv\'s helper threads (concurrent marking and sweeping, compiling).',
+  );
   await stopAllChildren();
   if (profileDir) {
     for (const f of (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'))) {

@@ -38,7 +38,36 @@ export async function selfTimes(file) {
   return rows;
 }
 
-/** The top functions overall and the top ones in the project's own proxy code, as Markdown. */
+/**
+ * Where a row's self time goes, coarsely: a directory of the project's code (`dist/journal`), a
+ * package (`undici`), a Node module (`node:_http_server`), or a native function by its name
+ * (`writev`, `(garbage collector)`). What the README's "share of each item" is read from.
+ */
+function areaOf({ fn, where }) {
+  if (where === '(native)') return `${fn} (native)`;
+  const file = where.replace(/:\d+$/, '');
+  const own = /^(?:dist|src)\/([^/]+)\//.exec(file);
+  if (own) return `${file.split('/')[0]}/${own[1]}`;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
+  if (pkg) return pkg[1];
+  return file;
+}
+
+/** Self time summed by area (areaOf), largest first, with shares of the busy time. */
+export function byArea(rows) {
+  const areas = new Map();
+  for (const r of rows) {
+    if (IDLE.has(r.fn)) continue;
+    const key = areaOf(r);
+    const area = areas.get(key) ?? { area: key, selfMs: 0, share: 0 };
+    area.selfMs += r.selfMs;
+    area.share += r.share;
+    areas.set(key, area);
+  }
+  return [...areas.values()].sort((a, b) => b.selfMs - a.selfMs);
+}
+
+/** The top functions overall, the top ones in the project's own proxy code and the top areas, as Markdown. */
 export async function summarizeProfile(file, top = 15) {
   const rows = await selfTimes(file);
   const table = (list) =>
@@ -49,7 +78,14 @@ export async function summarizeProfile(file, top = 15) {
     ].join('\n');
   const busy = rows.filter((r) => !IDLE.has(r.fn));
   const own = rows.filter((r) => r.where.startsWith('dist/') || r.where.startsWith('src/'));
-  return `Top ${top} by self time:\n${table(busy.slice(0, top))}\n\nProject code (dist/) by self time:\n${table(own.slice(0, top))}`;
+  const areas = [
+    '| self ms | share | area |',
+    '|---:|---:|---|',
+    ...byArea(rows)
+      .slice(0, top)
+      .map((a) => `| ${a.selfMs.toFixed(0)} | ${(a.share * 100).toFixed(1)}% | ${a.area} |`),
+  ].join('\n');
+  return `Top ${top} by self time:\n${table(busy.slice(0, top))}\n\nProject code (dist/) by self time:\n${table(own.slice(0, top))}\n\nBy area (a directory of dist/, a package, a Node module, a native function):\n${areas}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
