@@ -12,12 +12,13 @@
  * CHILD is a floor's script of bench/ (floor-child.js, error-floor-child.js).
  * Env: variables set for this command reach every proxy. Stops every child by pid at the end.
  */
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, stopAllChildren } from './children.js';
 import { cpuMsOf, mainThreadCpuMsOf } from './process-cpu.js';
+import { keepWorkDir, removeWorkDir, workDir } from './work-dir.js';
 import { median } from './stats.js';
 import { summarizeProfile } from './profile-summary.js';
 import { writeNonMatchingRules } from './rules-scenario.js';
@@ -41,7 +42,7 @@ async function run(loader, url) {
 }
 
 async function main() {
-  const work = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-compare-'));
+  const work = workDir('aap-chaos-compare-');
   const profileDir = cpuProf ? path.join(work, 'profiles') : undefined;
   if (profileDir) await mkdir(profileDir);
   const upstream = await startChild('./upstream.js', [], { name: 'upstream' });
@@ -98,7 +99,8 @@ async function main() {
       const file = path.join(profileDir, f);
       console.log(`\nProfile of ${byPid.get(Number(f.split('.')[3])) ?? '?'} (${file}):\n${await summarizeProfile(file)}`);
     }
-  } else await rm(work, { recursive: true, force: true });
+    keepWorkDir(work);
+  } else removeWorkDir(work);
 }
 
 process.once('SIGINT', () => stopAllChildren().finally(() => process.exit(130)));

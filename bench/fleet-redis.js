@@ -11,11 +11,11 @@
  *
  * Prints one table and a JSON line with the numbers (req/s, p50, p99 and the stateful cost).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startChild, stopAllChildren } from './children.js';
 import { REDIS_SERVER, startRedis } from './redis-server.js';
+import { removeWorkDir, workDir } from './work-dir.js';
 
 const secondsFlag = process.argv.indexOf('--seconds');
 const SECONDS = Math.min(30, Math.max(1, Number(secondsFlag > 0 ? process.argv[secondsFlag + 1] : 3) || 3));
@@ -65,7 +65,7 @@ async function main() {
     log(`skipped: needs Debian redis-server (${REDIS_SERVER})`);
     return;
   }
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'aap-chaos-fleet-bench-'));
+  const dir = workDir('aap-chaos-fleet-bench-');
   let redis;
   try {
     writeFileSync(path.join(dir, 'unmatched.yaml'), UNMATCHED);
@@ -102,7 +102,7 @@ async function main() {
   } finally {
     await stopAllChildren();
     await redis?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    removeWorkDir(dir);
   }
 }
 

@@ -16,9 +16,8 @@
  * Cases are run one after another (R times each, alternating); valgrind makes each about 50× slower.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, stopAllChildren } from './children.js';
@@ -26,6 +25,7 @@ import { median } from './stats.js';
 import { writeNonMatchingRules } from './rules-scenario.js';
 import { SEND_MESSAGE, HEADERS } from './request.js';
 import { benchArgs } from './cli-args.js';
+import { removeWorkDir, workDir } from './work-dir.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = benchArgs(
@@ -88,7 +88,7 @@ async function measure(c, dealerUrl, work, round) {
 }
 
 async function main() {
-  const work = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-instructions-'));
+  const work = workDir('aap-chaos-instructions-');
   const upstream = await startChild('./upstream.js', [], { name: 'upstream' });
   for (const c of cases) {
     if (!c.scenario) continue;
@@ -110,7 +110,7 @@ async function main() {
   const base = median(cases[0].counts);
   for (const c of cases) console.log(`| ${c.name} | ${Math.round(median(c.counts)).toLocaleString('en-US')} | ${(median(c.counts) / base).toFixed(3)}× |`);
   await stopAllChildren();
-  await rm(work, { recursive: true, force: true });
+  removeWorkDir(work);
 }
 
 process.once('SIGINT', () => stopAllChildren().finally(() => process.exit(130)));

@@ -13,12 +13,12 @@
  * 10,000 rules its JSON text is past the default 1 MiB limit, so the object is refused; try --rules 5000.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { writeNonMatchingRules } from './rules-scenario.js';
+import { removeWorkDir, workDir } from './work-dir.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -50,7 +50,7 @@ const median = (values) => {
 };
 const figure = (values) => `${Math.round(median(values))} ms (${Math.round(Math.min(...values))}–${Math.round(Math.max(...values))})`;
 
-const dir = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-load-time-'));
+const dir = workDir('aap-chaos-load-time-');
 try {
   const file = path.join(dir, `rules-${rules}.yaml`);
   await writeNonMatchingRules(file, rules);
@@ -77,5 +77,5 @@ try {
     if (withObject) console.log(`  the same as an object    ${figure(r.object)}`);
   }
 } finally {
-  await rm(dir, { recursive: true, force: true });
+  removeWorkDir(dir);
 }

@@ -5,11 +5,12 @@
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { mkdtemp, writeFile, readFile, rm } from 'node:fs/promises';
+import { writeFile, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { trackSpawned } from './children.js';
+import { removeWorkDir, workDir } from './work-dir.js';
 
 const CANDIDATES = [process.env.AAP_CHAOS_BENCH_NGINX, '/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].filter(Boolean);
 
@@ -53,7 +54,7 @@ function accepts(port) {
  * folder, removed with it); resolves with `{ url, pid, stop }`.
  */
 export async function startNginx(binary, dealerUrl, parent = os.tmpdir()) {
-  const dir = await mkdtemp(path.join(parent, 'aap-chaos-bench-nginx-'));
+  const dir = workDir('aap-chaos-bench-nginx-', parent);
   const port = await freePort();
   const upstream = new URL(dealerUrl).host;
   const conf = path.join(dir, 'nginx.conf');
@@ -97,6 +98,6 @@ http {
   }
   await handle.stop();
   const log = await readFile(path.join(dir, 'error.log'), 'utf8').catch(() => '');
-  await rm(dir, { recursive: true, force: true });
+  removeWorkDir(dir);
   throw new Error(`nginx did not start on 127.0.0.1:${port}: ${(stderr + log).trim().slice(0, 400) || 'no message'}`);
 }

@@ -12,7 +12,7 @@
  *        --cpu-prof (profile every proxy process; profiles and a self-time summary go to a temp dir).
  */
 import { wrkVersion } from './wrk.js';
-import { mkdtemp, writeFile, readdir, readFile, rm } from 'node:fs/promises';
+import { writeFile, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,7 @@ import { summarizeProfile } from './profile-summary.js';
 import { nginxBinary, startNginx } from './nginx.js';
 import { writeNonMatchingRules } from './rules-scenario.js';
 import { SEND_MESSAGE, HEADERS } from './request.js';
+import { keepWorkDir, removeWorkDir, workDir } from './work-dir.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -183,7 +184,7 @@ async function main() {
   // Other work on the machine skews every figure; the load average is kept with the results as a witness.
   const loadAverageAtStart = os.loadavg().map((v) => Math.round(v * 100) / 100);
   if (loadAverageAtStart[0] > 0.5) log(`note: load average is ${loadAverageAtStart[0]} before the run; other work on the machine will skew the figures`);
-  const profileDir = cpuProf ? await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-bench-prof-')) : undefined;
+  const profileDir = cpuProf ? workDir('aap-chaos-bench-prof-') : undefined;
   // Each proxy profiles itself once it serves (bench/proxy-child.js), so start-up stays out of the shares.
   if (profileDir) process.env.AAP_CHAOS_BENCH_PROFILE_DIR = profileDir;
   const proxyExecArgv = [];
@@ -199,9 +200,9 @@ async function main() {
   const nginx = nginxBinary();
   if (!nginx) log('note: nginx is not installed (apt-get install nginx); its reference row is skipped');
   const cases = CASES.filter((c) => !c.nginx || nginx);
-  const workDir = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-bench-'));
-  const journalFile = path.join(workDir, 'journal.jsonl');
-  const bigScenario = path.join(workDir, `rules-${LOAD_TIME_RULES}.yaml`);
+  const work = workDir('aap-chaos-bench-');
+  const journalFile = path.join(work, 'journal.jsonl');
+  const bigScenario = path.join(work, `rules-${LOAD_TIME_RULES}.yaml`);
   await writeNonMatchingRules(bigScenario, LOAD_TIME_RULES);
 
   const urls = {};
@@ -210,7 +211,7 @@ async function main() {
   // Started side by side: on a busy machine one after another takes longer than the quick run's load.
   const servers = await Promise.all(
     cases.map(async (c) => {
-      if (c.nginx) return { url: (await startNginx(nginx, dealerUrl, workDir)).url };
+      if (c.nginx) return { url: (await startNginx(nginx, dealerUrl, work)).url };
       if (c.child) {
         const child = await startChild(c.child, [dealerUrl], { name: c.name });
         return { url: child.ready.url, pid: child.pid };
@@ -298,7 +299,7 @@ async function main() {
   results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
 
   await stopAllChildren();
-  await rm(workDir, { recursive: true, force: true });
+  removeWorkDir(work);
   // A smoke run is not a result: it goes to the temp dir so bench/results.json keeps the last full run.
   const file = quick ? path.join(os.tmpdir(), 'aap-chaos-bench-results.quick.json') : path.join(here, 'results.json');
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
@@ -306,6 +307,7 @@ async function main() {
   console.log(`\nRaw runs written to ${file}; the whole run took ${results.elapsedSeconds} s.`);
 
   if (profileDir) {
+    keepWorkDir(profileDir);
     for (const f of (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'))) {
       // V8 names a profile CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile.
       const pid = Number(f.split('.')[3]);

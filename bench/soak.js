@@ -19,7 +19,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -29,6 +29,7 @@ import { startOperator } from './soak/operator.js';
 import { plotSamples } from './soak/plot.js';
 import { startTraffic } from './soak/traffic.js';
 import { failures, LIMITS } from './soak/verdict.js';
+import { keepWorkDir, removeWorkDir, workDir } from './work-dir.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(root, 'bin', 'aap-chaos.js');
@@ -162,7 +163,7 @@ const printed = (s) =>
   `${s.minute.toFixed(1).padStart(5)} min  RSS ${s.rssMb.toFixed(1)} MB  heap ${s.heapMb.toFixed(1)} MB (of ${s.heapTotalMb.toFixed(0)}, external ${s.externalMb.toFixed(1)})  fds ${s.fds}  loop p99 ${s.loopP99Ms} ms (max ${s.loopMaxMs}; idle process ${s.idleLoopP99Ms})  CPU ${s.cpuPercent.toFixed(0)}%  journal ${s.journalLines} lines in ${s.journalFiles} files / ${s.answered} answered (${s.sent} sent)`;
 
 async function main() {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'aap-chaos-soak-'));
+  const dir = workDir('aap-chaos-soak-');
   const redis = redisInstalled() ? await startRedis(dir) : undefined;
   const proxy = await startProxy(dir, redis?.url);
   const baseline = await startBaseline();
@@ -217,7 +218,8 @@ async function main() {
     if (proxy.child.exitCode === null && proxy.child.signalCode === null) process.kill(proxy.child.pid, 'SIGKILL');
     baseline.child.kill('SIGKILL');
     await redis?.stop();
-    if (!keep) await rm(dir, { recursive: true, force: true });
+    if (keep) keepWorkDir(dir);
+    else removeWorkDir(dir);
   }
 }
 

@@ -4,9 +4,9 @@
  * in production, and the ratios are the ones the targets were set with.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { removeWorkDir, workDir } from './work-dir.js';
 
 export function wrkVersion() {
   const probe = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
@@ -23,7 +23,7 @@ function toMs(text) {
 
 /** Runs wrk once with the options load-child receives for autocannon, and reads its summary. */
 export function runWrk(options) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'aap-chaos-wrk-'));
+  const dir = workDir('aap-chaos-wrk-');
   const script = path.join(dir, 'post.lua');
   const headers = Object.entries(options.headers ?? {}).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(String(v))}`);
   writeFileSync(
@@ -56,5 +56,5 @@ export function runWrk(options) {
     });
   });
   // The script's folder goes once wrk is done with it, however it ended: a bench run left hundreds behind.
-  return settled.finally(() => rmSync(dir, { recursive: true, force: true }));
+  return settled.finally(() => removeWorkDir(dir));
 }

@@ -5,14 +5,12 @@ import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mkdtempCalls } from '../helpers/mkdtemp-calls.js';
 
 const TEST = fileURLToPath(new URL('../', import.meta.url));
 /** The one file that may make a temporary directory. */
 const ALLOWED = path.join(TEST, 'helpers', 'temp-dir.ts');
 const FIXTURES = path.join(TEST, 'fixtures');
-
-/** A call of fs's mkdtemp, or of its Sync twin; written `mk[d]temp`, so that this file does not match itself. */
-const MKDTEMP_CALL = /\bmk[d]temp(Sync)?\s*\(/;
 
 /** Every .ts file under test/, test/fixtures/ left out. */
 function testFiles(dir: string): string[] {
@@ -24,11 +22,6 @@ function testFiles(dir: string): string[] {
     else if (entry.name.endsWith('.ts')) files.push(full);
   }
   return files;
-}
-
-/** The lines (from 1) of `text` that call either. */
-export function mkdtempCalls(text: string): number[] {
-  return text.split('\n').flatMap((line, i) => (MKDTEMP_CALL.test(line) ? [i + 1] : []));
 }
 
 t.test('the scan sees either call, awaited, spaced or through fs, and nothing else', async (t) => {
