@@ -25,7 +25,10 @@ async function lineFor(h: Awaited<ReturnType<typeof harness>>, opts: { body?: st
       },
     );
     req.on('error', () => resolve());
-    if (opts.abortAfterMs !== undefined) setTimeout(() => req.destroy(), opts.abortAfterMs);
+    // Counted from when the proxy has the request: counted from the send, a starved machine could
+    // let the buyer leave before the request reached the proxy, which then has nothing to journal.
+    const abortAfterMs = opts.abortAfterMs;
+    if (abortAfterMs !== undefined) h.proxy.proxy.server.once('request', () => setTimeout(() => req.destroy(), abortAfterMs));
     req.end(opts.body ?? skillRequest('inventory.search', {}, 7));
   });
   await waitFor(() => h.journal.length > before, 10_000);
