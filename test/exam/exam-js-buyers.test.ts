@@ -43,57 +43,75 @@ t.test('the resilient JS buyer: the default battery PASSes with every check exer
   t.match(xml, /<property name="requirement" value="AAP-BUYER-011"\/>/);
 });
 
-t.test('the naive JS buyer: the expected FAILs, exit 1, its output tail shown; at every seed of --seeds 5 it fails backoff under flaky-internal', async (t) => {
-  const junit = path.join(dir, 'naive.xml');
-  const run = await exam(['--scenarios', Object.keys(naiveFails).join(','), '--parallel', '3', '--junit', junit, '--', ...jsBuyer('naive')]);
-  // Alone, not beside the other exam: how fast "at once" is depends on how loaded the machine is.
-  const seeds = await exam(['--scenarios', 'flaky-internal', '--seeds', '5', '--parallel', '2', '--json', '--', ...jsBuyer('naive')]);
-  t.equal(run.code, 1, run.err);
-  const xml = readFileSync(junit, 'utf8');
-  for (const [scenario, expected] of Object.entries(naiveFails)) {
-    const failed = [
-      ...xml.matchAll(
-        new RegExp(
-          `<testcase classname="aap-chaos\\.exam\\.${scenario}" name="([a-z-]+)"[^>]*>\\s*(?:<properties>(?:(?!</properties>)[\\s\\S])*</properties>\\s*)?<failure`,
-          'g',
+t.test(
+  'the naive JS buyer: the expected FAILs, exit 1, its output tail shown; at every seed of --seeds 5 under flaky-internal, backoff fails wherever its retries reach the proxy at once',
+  async (t) => {
+    const junit = path.join(dir, 'naive.xml');
+    const run = await exam(['--scenarios', Object.keys(naiveFails).join(','), '--parallel', '3', '--junit', junit, '--', ...jsBuyer('naive')]);
+    // Alone, not beside the other exam: how fast "at once" is depends on how loaded the machine is.
+    const seeds = await exam(['--scenarios', 'flaky-internal', '--seeds', '5', '--parallel', '2', '--json', '--', ...jsBuyer('naive')]);
+    t.equal(run.code, 1, run.err);
+    const xml = readFileSync(junit, 'utf8');
+    for (const [scenario, expected] of Object.entries(naiveFails)) {
+      const failed = [
+        ...xml.matchAll(
+          new RegExp(
+            `<testcase classname="aap-chaos\\.exam\\.${scenario}" name="([a-z-]+)"[^>]*>\\s*(?:<properties>(?:(?!</properties>)[\\s\\S])*</properties>\\s*)?<failure`,
+            'g',
+          ),
         ),
-      ),
-    ]
-      .map((m) => m[1]!)
-      .sort();
-    // The naive buyer retries at once, sometimes with another request in flight: a retry that
-    // reaches the proxy within the crossing window of the reply cannot be told from a request
-    // that crossed it (read-line's reactsTo), so on a busy machine such a check may be NOT
-    // EXERCISED "none was retried" instead of FAIL (the buyer zoo counts these cells as left to
-    // the machine). It must never PASS, and every other expected FAIL must stand.
-    const crossed = (check: string) =>
-      new RegExp(
-        `<testcase classname="aap-chaos\\.exam\\.${scenario}" name="${check}"[^>]*>\\s*(?:<properties>(?:(?!</properties>)[\\s\\S])*</properties>\\s*)?<skipped message="NOT EXERCISED: [^"]*none was retried`,
-      ).test(xml);
-    t.same(
-      failed.filter((c) => c !== 'backoff'),
-      expected.filter((c) => failed.includes(c) || !crossed(c)),
-      `${scenario}: FAILs`,
+      ]
+        .map((m) => m[1]!)
+        .sort();
+      // The naive buyer retries at once, sometimes with another request in flight: a retry that
+      // reaches the proxy within the crossing window of the reply cannot be told from a request
+      // that crossed it (read-line's reactsTo), so on a busy machine such a check may be NOT
+      // EXERCISED "none was retried" instead of FAIL (the buyer zoo counts these cells as left to
+      // the machine). It must never PASS, and every other expected FAIL must stand.
+      const crossed = (check: string) =>
+        new RegExp(
+          `<testcase classname="aap-chaos\\.exam\\.${scenario}" name="${check}"[^>]*>\\s*(?:<properties>(?:(?!</properties>)[\\s\\S])*</properties>\\s*)?<skipped message="NOT EXERCISED: [^"]*none was retried`,
+        ).test(xml);
+      t.same(
+        failed.filter((c) => c !== 'backoff'),
+        expected.filter((c) => failed.includes(c) || !crossed(c)),
+        `${scenario}: FAILs`,
+      );
+    }
+    t.match(
+      run.out,
+      /^SCENARIO +retry-after +non-retryable +backoff +activation +version +idempotency +no-storm +sold-vehicle +validation-fix +fresh-key +payload-by-type +BUYER +TIME$/m,
     );
-  }
-  t.match(
-    run.out,
-    /^SCENARIO +retry-after +non-retryable +backoff +activation +version +idempotency +no-storm +sold-vehicle +validation-fix +fresh-key +payload-by-type +BUYER +TIME$/m,
-  );
-  t.match(run.out, /^rate-limit-storm +FAIL +FAIL +- .* exit 0 +\d+\.\d s$/m);
-  t.match(run.out, /FAIL rate-limit-storm \(seed 42\), buyer exit 0/);
-  t.match(run.out, /evidence \(journal ids\): [0-9A-Z]{26}/);
-  t.match(run.out, /buyer stdout, last 20 lines:\n {4}\| inventory\.search: /);
-  t.match(run.out, /^FAIL: \d+ passed, \d+ failed, \d+ flaky, \d+ not exercised(, \d+ not applicable)? \(5 scenarios\)/m);
+    t.match(run.out, /^rate-limit-storm +FAIL +FAIL +- .* exit 0 +\d+\.\d s$/m);
+    t.match(run.out, /FAIL rate-limit-storm \(seed 42\), buyer exit 0/);
+    t.match(run.out, /evidence \(journal ids\): [0-9A-Z]{26}/);
+    t.match(run.out, /buyer stdout, last 20 lines:\n {4}\| inventory\.search: /);
+    t.match(run.out, /^FAIL: \d+ passed, \d+ failed, \d+ flaky, \d+ not exercised(, \d+ not applicable)? \(5 scenarios\)/m);
 
-  t.equal(seeds.code, 1, seeds.err);
-  const [flaky] = (JSON.parse(seeds.out) as ExamJson).scenarios;
-  t.same(
-    flaky!.runs.map((r) => r.seed),
-    [42, 43, 44, 45, 46],
-  );
-  for (const r of flaky!.runs) t.equal(r.verdicts.backoff, 'FAIL', `seed ${r.seed}: backoff FAIL (${r.evidence.backoff?.length ?? 0} evidence lines)`);
-});
+    t.equal(seeds.code, 1, seeds.err);
+    const [flaky] = (JSON.parse(seeds.out) as ExamJson).scenarios;
+    t.same(
+      flaky!.runs.map((r) => r.seed),
+      [42, 43, 44, 45, 46],
+    );
+    // The naive buyer retries at once, but what the proxy sees is when each retry arrives: a machine
+    // so busy that it holds the buyer's process a hundred ms or more between a reply and the retry
+    // (CI: seeds 42 and 43, run side by side while other test files ran) puts real waits on the wire,
+    // and no grader can tell those from backing off. So a PASS must rest on such waits: its
+    // explanation names them, and their median must be past the timing tolerance (50 ms). A grader
+    // that passed retries arriving at once fails here at every seed.
+    for (const r of flaky!.runs) {
+      const backoff = r.report.checks.find((c) => c.check === 'backoff')!;
+      if (backoff.verdict === 'FAIL') {
+        t.pass(`seed ${r.seed}: backoff FAIL`);
+        continue;
+      }
+      const median = /; waits \d+–\d+ ms, median (\d+) ms,/.exec(backoff.explanation)?.[1];
+      t.equal(backoff.verdict, 'PASS', `seed ${r.seed}: ${backoff.explanation}`);
+      t.ok(median !== undefined && Number(median) > 50, `seed ${r.seed}: a PASS only where the machine held the buyer's retries: ${backoff.explanation}`);
+    }
+  },
+);
 
 t.test('a buyer that reads the AAP payload by position: payload-by-type FAILs on the untidy twin only', async (t) => {
   const run = await exam([

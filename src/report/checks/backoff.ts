@@ -115,6 +115,17 @@ interface Judged {
 const shown = (waits: number[]) => waits.map((w) => Math.round(w)).join(', ');
 const percent = (p: number) => (p < 0.001 ? '< 0.1 %' : `${(p * 100).toFixed(1)} %`);
 
+/**
+ * The waits a PASS was judged on, as the proxy saw them: a buyer that means to retry at once but
+ * is held by a busy machine reaches the proxy late, and the wire cannot tell that from a wait.
+ */
+function waitSpread(judged: Judged[]): string {
+  const waits = judged.flatMap((j) => j.waits).sort((a, b) => a - b);
+  if (waits.length === 0) return '';
+  const median = waits[(waits.length - 1) >> 1]!;
+  return `; waits ${Math.round(waits[0]!)}–${Math.round(waits[waits.length - 1]!)} ms, median ${Math.round(median)} ms`;
+}
+
 /** Too many retries in one chain: a fact, not a chance. */
 function overBound(judged: Judged[], thresholds: Thresholds): string | undefined {
   const over = judged.filter((j) => j.waits.length > thresholds.backoff_max_retries);
@@ -185,7 +196,7 @@ export const backoffCheck: Check = {
     if (found !== undefined) return fail(found.ids, found.problem + advice);
     return pass(
       chains.flat().map((e) => e.id),
-      `backed off after ${plural(chains.length, 'retryable failure')} (judged over ${plural(retries, 'retry', 'retries')}, bound ${thresholds.backoff_max_retries})`,
+      `backed off after ${plural(chains.length, 'retryable failure')} (judged over ${plural(retries, 'retry', 'retries')}${waitSpread(judged)}, bound ${thresholds.backoff_max_retries})`,
     );
   },
 };
