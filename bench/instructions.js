@@ -16,7 +16,7 @@
  * Cases are run one after another (R times each, alternating); valgrind makes each about 50× slower.
  */
 import { spawnSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

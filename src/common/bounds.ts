@@ -33,6 +33,14 @@ export function boundJournalEntry<T extends object>(entry: T): T {
   return out as T;
 }
 
+/**
+ * A field added to a line after boundJournalEntry ran (entry-shape.ts takes the request facts
+ * late): bounded as it would have been had it been there, that is as one top-level field.
+ */
+export function boundJournalField<T>(value: T): T {
+  return withinBounds(value, 1, MAX_STORED_CHARS) ? value : (bound(value, 1) as T);
+}
+
 const MAX_DEPTH = 8;
 
 /** Whether every string and list in a value is within bounds (then it is stored as it is). */
@@ -57,6 +65,9 @@ function bound(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return boundText(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return '(nested too deep)';
+  // What JSON.stringify would write of it (an exact JSON-RPC id writes a number), not its fields.
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return bound(toJSON.call(value), depth + 1);
   if (Array.isArray(value)) {
     const kept = value.slice(0, MAX_STORED_ITEMS).map((v) => bound(v, depth + 1));
     if (value.length > MAX_STORED_ITEMS) kept.push(`…(${value.length - MAX_STORED_ITEMS} more)`);

@@ -157,6 +157,11 @@ export class EventHub implements RequestObserver {
     for (const client of this.clients) if (client.socket.readyState === OPEN) client.socket.send(message);
   }
 
+  /** A subscriber gets each line's text at once. */
+  readsWholeEntry(): boolean {
+    return this.clients.size > 0;
+  }
+
   onRequestDone(entry: JournalEntry): void {
     // No subscriber, no work: the text is built only for a client, and shared with the journal file.
     if (this.clients.size === 0) return;

@@ -217,6 +217,11 @@ export class ChaosMetrics implements RequestObserver {
     });
   }
 
+  /** The counters read neither the request facts nor the line's text. */
+  readsWholeEntry(): boolean {
+    return false;
+  }
+
   onRequestDone(entry: JournalEntry): void {
     const outcome = entry.aborted ? 'aborted' : entry.source;
     // Method and skill come from buyers: names outside the protocol's own collapse into "other",

@@ -5,6 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import type { ClassifiedRequest } from '../protocol/classify.js';
+import { isAapSkill } from '../protocol/codes.js';
 import type { FaultRecord, JournalEntry, ReplyErrorRecord, ReplySource } from './entry.js';
 import { summarizeError, type JsonRpcError } from '../protocol/envelopes.js';
 import { arrivalUlid, newUlid } from '../protocol/ids.js';
@@ -121,8 +122,42 @@ type RequestSummary = Pick<
   'method' | 'skill' | 'rpc_id' | 'a2a_version' | 'extensions' | 'request_hash' | 'idempotency_key' | 'vehicle' | 'request_problems'
 >;
 
+/** The two fields of a line taken from the skill data: what "the same request" means, and where the data breaks the request schemas. */
+export interface RequestFacts {
+  request_hash: string;
+  request_problems?: string[];
+}
+
+/** The request facts of a skill's data. */
+export function requestFacts(skill: string, skillData: Record<string, unknown> | undefined): RequestFacts {
+  const data = skillData ?? {};
+  let hashed = data;
+  if (skill === 'lead.submit') {
+    // The key is kept on its own, so a lead retried under a new key still hashes as the same lead.
+    const { idempotency_key: _key, ...lead } = data;
+    hashed = lead;
+  }
+  const facts: RequestFacts = { request_hash: canonicalHash(hashed) };
+  // The report's validation-fix check compares these with the problems an earlier reply listed.
+  const problems = realValidationProblems(skill, skillData);
+  if (problems.length > 0) facts.request_problems = [...new Set(problems.map((p) => p.instanceLocation))];
+  return facts;
+}
+
+/** A body kept to take the request facts from later is no larger than this: a larger one would cost the ring more than its line. */
+export const MAX_BODY_KEPT_FOR_FACTS = 2048;
+
+/**
+ * Whether the request facts of this request may be taken when its line is read rather than when
+ * it finishes: a small body of any AAP skill but lead.submit, whose body holds a customer's
+ * contact and is therefore never kept (src/journal/entry-shape.ts keeps the others' bodies).
+ */
+export function mayTakeFactsLater(skill: string | undefined, body: Buffer | undefined): body is Buffer {
+  return body !== undefined && body.length <= MAX_BODY_KEPT_FOR_FACTS && skill !== 'lead.submit' && isAapSkill(skill);
+}
+
 /** Adds the request's summary to `summary` in place (the journal line keeps this key order). */
-function addRequestSummary(summary: RequestSummary, request: ClassifiedRequest): void {
+function addRequestSummary(summary: RequestSummary, request: ClassifiedRequest, factsLater: boolean): void {
   summary.a2a_version = request.a2aVersion ?? null;
   if (request.extensions.length) summary.extensions = request.extensions;
   if (request.kind !== 'jsonrpc') return;
@@ -130,22 +165,16 @@ function addRequestSummary(summary: RequestSummary, request: ClassifiedRequest):
   summary.rpc_id = request.id;
   if (!request.skill) return;
   summary.skill = request.skill;
+  // Left out, the facts are put back at these same places when the line is read (entry-shape.ts).
+  const facts = factsLater ? undefined : requestFacts(request.skill, request.skillData);
+  if (facts) summary.request_hash = facts.request_hash;
   const data = request.skillData ?? {};
-  if (request.skill === 'lead.submit') {
-    // The key is kept on its own, so a lead retried under a new key still hashes as the same lead.
-    const { idempotency_key: key, ...lead } = data;
-    summary.request_hash = canonicalHash(lead);
-    if (typeof key === 'string') summary.idempotency_key = key;
-  } else {
-    summary.request_hash = canonicalHash(data);
-  }
+  if (request.skill === 'lead.submit' && typeof data.idempotency_key === 'string') summary.idempotency_key = data.idempotency_key;
   if (request.skill === 'inventory.vehicle') {
     const id = data.vin ?? data.stock ?? data.vehicle_id;
     if (typeof id === 'string') summary.vehicle = id;
   }
-  // The report's validation-fix check compares these with the problems an earlier reply listed.
-  const problems = realValidationProblems(request.skill, request.skillData);
-  if (problems.length > 0) summary.request_problems = [...new Set(problems.map((p) => p.instanceLocation))];
+  if (facts?.request_problems) summary.request_problems = facts.request_problems;
 }
 
 /** What the proxy observed of one reply. */
@@ -191,6 +220,8 @@ export interface RequestCircumstances {
   dealer?: string;
   /** Header names whose values are secrets besides the usual ones (--redact-header): looked for in a dealer's error by value. */
   secretHeaders?: readonly string[];
+  /** Leave request_hash and request_problems out (mayTakeFactsLater): the journal takes them from the body when a line is read. */
+  factsLater?: boolean;
 }
 
 /** Past this many bytes an error's `data` is left out of the journal line. */
@@ -296,7 +327,7 @@ export function buildJournalEntry(request: ClassifiedRequest, decision: DecidedF
   entry.http_method = request.httpMethod;
   entry.path = request.path;
   entry.kind = request.kind;
-  addRequestSummary(entry, request);
+  addRequestSummary(entry, request, at.factsLater === true && request.skill !== 'lead.submit' && isAapSkill(request.skill));
   entry.matched = decision.matched;
   entry.fired = decision.fired;
   entry.effects = decision.sentences;

@@ -127,7 +127,17 @@ export interface FaultRecord {
 
 /** What is told of every finished request: the journal, the metrics and the event hub. */
 export interface RequestObserver {
-  onRequestDone(entry: JournalEntry): void;
+  /**
+   * `factsFrom`: the request's body, given when the entry was built without its request facts
+   * (`request_hash` and `request_problems`) so that they can be taken from it later; that happens
+   * only when no observer reads them or the line's text as the request finishes.
+   */
+  onRequestDone(entry: JournalEntry, factsFrom?: Buffer): void;
+  /**
+   * Whether this observer reads the entry's request facts or its text as the request finishes.
+   * An observer without this method is taken to: only when none does are the facts left for later.
+   */
+  readsWholeEntry?(): boolean;
 }
 
 export interface ReplyErrorRecord {

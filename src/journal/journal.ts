@@ -3,6 +3,7 @@
  * API and the library; an optional JSONL file keeps the full history. The request path only pushes
  * a string into a buffer — the file is written later, in batches, one write at a time, so a slow
  * disk never delays a buyer; rotating the file happens between two batches, in the same queue.
+ * With no file, the ring keeps entries by shape and writes a line only when it is read.
  */
 import { RotatingFile, type RotationSettings } from '../common/rotating-file.js';
 import type { RequestObserver } from './entry.js';
@@ -10,6 +11,7 @@ import type { JournalEntry } from './entry.js';
 import { journalLine } from './line.js';
 import type { ReplyOutcome } from './outcome.js';
 import { LineRing } from './line-ring.js';
+import { ShapeTable, withRequestFacts } from './entry-shape.js';
 
 export const DEFAULT_JOURNAL_RING = 10_000;
 /** The ring also forgets its oldest entries past about this many bytes (docs/reliability.md). */
@@ -76,8 +78,9 @@ export class Journal implements RequestObserver {
   /** Lines that never reached the file (buffer full or write failure). */
   dropped = 0;
   readonly ringBytes: number;
-  /** The recent entries, as their JSON lines (src/journal/line-ring.ts says why). */
+  /** The recent entries, as their JSON lines or by shape (src/journal/line-ring.ts says why). */
   private readonly ring: LineRing;
+  private readonly shapes = new ShapeTable();
   private readonly writer: BatchWriter | undefined;
 
   constructor(opts: JournalOptions = {}) {
@@ -99,9 +102,21 @@ export class Journal implements RequestObserver {
     await this.writer?.open();
   }
 
-  onRequestDone(entry: JournalEntry): void {
+  /** The file needs each line's text at once; the ring alone does not (entry-shape.ts). */
+  readsWholeEntry(): boolean {
+    return this.writer !== undefined;
+  }
+
+  onRequestDone(entry: JournalEntry, factsFrom?: Buffer): void {
+    if (this.writer === undefined) {
+      const placed = this.shapes.place(entry);
+      if (placed !== undefined) {
+        this.ring.pushShaped(placed.shape, placed.values, factsFrom, entry.session);
+        return;
+      }
+    }
     // The same text the file and the /events clients get, serialized once for all of them.
-    const line = journalLine(entry);
+    const line = journalLine(factsFrom === undefined ? entry : withRequestFacts(entry, factsFrom));
     this.ring.push(line, entry.session);
     this.writer?.append(line);
   }
@@ -109,6 +124,11 @@ export class Journal implements RequestObserver {
   /** Entries in the ring now. */
   get size(): number {
     return this.ring.size;
+  }
+
+  /** Bytes the ring holds for its entries (their lines, or what it keeps to write them): what `ringBytes` bounds. */
+  get keptBytes(): number {
+    return this.ring.keptBytes;
   }
 
   /** Entries in the ring, in the order their requests finished. */

@@ -73,6 +73,20 @@ export function findSkill(params: unknown): { skill?: string; data?: Record<stri
   return {};
 }
 
+/**
+ * The skill data of a JSON-RPC body that classifyRequest found a skill in, read again from the
+ * same bytes (the journal keeps the bytes and takes the request's hash only when a line is read).
+ */
+export function skillDataOfBody(body: Buffer): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? findSkill((parsed as { params?: unknown }).params).data : undefined;
+}
+
 export interface ClassifyInput {
   method: string;
   url: string;

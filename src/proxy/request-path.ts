@@ -19,7 +19,7 @@ import { forgeCardSignature } from '../effects/card-signature.js';
 import { settleCardSignatures, signaturesOf } from '../protocol/card-signature.js';
 import { leavesBytesAlone } from '../effects/reply-plan.js';
 import { PASS_THROUGH } from '../engine/decision.js';
-import { buildJournalEntry } from '../journal/build-entry.js';
+import { buildJournalEntry, mayTakeFactsLater } from '../journal/build-entry.js';
 import { boundJournalEntry } from '../common/bounds.js';
 import { endToEndHeaders } from './hop-by-hop.js';
 import { collect, ID_SCAN_BYTES, readBodyWithinLimits, readPrefix } from './body.js';
@@ -300,6 +300,9 @@ function record(x: Exchange): void {
   const durationMs = performance.now() - x.t0;
   readDealerJson(outcome, request.kind === 'jsonrpc', request.skill === 'lead.submit');
   const attribution = proxy.clientOf(x.decider, request);
+  // The request facts (its hash, its schema problems) are taken only when a line is read, unless an observer reads them now.
+  const body = x.body?.buffer;
+  const factsFrom = mayTakeFactsLater(request.skill, body) && proxy.observers.every((o) => o.readsWholeEntry?.() === false) ? body : undefined;
   const entry = boundJournalEntry(
     buildJournalEntry(request, x.decision, outcome, {
       startedAt: x.startedAt,
@@ -317,10 +320,11 @@ function record(x: Exchange): void {
       haltedBy: proxy.haltedBy,
       dealer: proxy.settings.dealer,
       secretHeaders: proxy.settings.secretHeaders,
+      factsLater: factsFrom !== undefined,
     }),
   );
   // The reply is out: checking the dealer's copy now cannot change its bytes or its timing.
   if (outcome.dealerCopy && !aborted) entry.conformance = dealerViolations(request, outcome.dealerCopy, proxy.profile);
   x.trace?.end(entry, x.decision.applied);
-  for (const o of proxy.observers) o.onRequestDone(entry);
+  for (const o of proxy.observers) o.onRequestDone(entry, factsFrom);
 }

@@ -139,6 +139,7 @@ function liveGrader(scenario: LiveScenario, { metrics, hub }: Sinks): LiveGrader
 /** Forwards journal lines to library listeners; a throwing listener never breaks the request path. */
 function emitTo(events: RuntimeEvents): RequestObserver {
   return {
+    readsWholeEntry: () => events.listenerCount('request') > 0,
     onRequestDone(entry) {
       if (events.listenerCount('request') === 0) return;
       try {

@@ -241,6 +241,11 @@ export class StagingControls implements RequestObserver {
 
   // ---- guardrails ----
 
+  /** Guardrails read the whole entry (a retry storm is told by the request hash); with none, nothing is read. */
+  readsWholeEntry(): boolean {
+    return this.watch !== undefined;
+  }
+
   onRequestDone(entry: JournalEntry): void {
     this.watch?.onRequestDone(entry);
   }

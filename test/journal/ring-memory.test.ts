@@ -1,6 +1,7 @@
 // What the journal ring keeps per line: not the entry object (an object graph the collector has
-// to mark and that fragmented the old generation when it died) but the line's bytes, in chunks
-// outside the heap that are reused once all their lines are forgotten.
+// to mark and that fragmented the old generation when it died) but the line's bytes (or, with no
+// journal file, its per-request values beside one entry per shape), in chunks outside the heap
+// that are reused once all their lines are forgotten.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -34,10 +35,12 @@ t.test('the ring keeps no journal entry object alive: the entries of real reques
   for (let i = 0; i < 20; i++) await callSkill(rt.url, i % 2 ? 'inventory.search' : 'dealer.information', `weak-${i}`);
   t.equal(refs.length, 20, 'every request was journaled');
   await collect();
-  // src/journal/line.ts keeps the last entry it serialized (one slot, so the sinks share the text).
+  // src/journal/line.ts keeps the last entry it serialized (one slot, so the sinks share the text),
+  // and with no journal file the ring keeps the first entry of each shape (two kinds of request here).
+  const alive = refs.map((r, i) => (r.deref() === undefined ? -1 : i)).filter((i) => i >= 0);
   t.ok(
-    refs.slice(0, -1).every((r) => r.deref() === undefined),
-    'no entry object but the last one survives a collection',
+    alive.every((i) => i < 2 || i === refs.length - 1),
+    `no entry object survives a collection but the first of each shape and the last one (alive: ${alive.join(', ')})`,
   );
   const kept = rt.journal.all();
   t.equal(kept.length, 20, 'while the ring still holds every line');
@@ -66,6 +69,25 @@ t.test('the heap holds a few numbers per line; the text sits in chunks that are 
   t.ok(heapPerLine < lineBytes / 4, `the heap grew by ${Math.round(heapPerLine)} bytes per line kept, not by the line (${lineBytes} bytes)`);
   t.equal(ring.size, 10_000);
   t.equal(ring.line(ring.indexes().at(-1)!), line(29_999), 'the newest line reads back');
+});
+
+t.test('with no journal file, lines kept by shape cost the heap a few numbers each, and so does traffic with no repeating shape', async (t) => {
+  const lineBytes = Buffer.byteLength(JSON.stringify(errorSizedLine(0)) + '\n');
+  for (const [traffic, entry] of [
+    ['one shape', errorSizedLine],
+    // A field compared between entries that differs every time: each would need a shape of its own.
+    ['no repeating shape', (n: number) => ({ ...errorSizedLine(n), status: n })],
+  ] as const) {
+    const journal = new Journal({ ringSize: 10_000 });
+    await collect();
+    const heapBefore = process.memoryUsage().heapUsed;
+    for (let n = 0; n < 10_000; n++) journal.onRequestDone(entry(n));
+    await collect();
+    const heapPerLine = (process.memoryUsage().heapUsed - heapBefore) / 10_000;
+    t.ok(heapPerLine < lineBytes / 4, `${traffic}: the heap grew by ${Math.round(heapPerLine)} bytes per line kept, not by the line (${lineBytes} bytes)`);
+    t.equal(journal.lines().at(-1), JSON.stringify(entry(9_999)) + '\n', `${traffic}: the newest line reads back`);
+    t.equal(journal.size, 10_000);
+  }
 });
 
 t.test('lines read back as written: non-ASCII text, a line longer than a chunk, ids not first or escaped', async (t) => {

@@ -3,7 +3,8 @@
 import t from 'tap';
 import { harness } from '../helpers/chaos-harness.js';
 import { Journal } from '../../src/journal/journal.js';
-import { MAX_STORED_CHARS } from '../../src/common/bounds.js';
+import { boundJournalEntry, MAX_STORED_CHARS } from '../../src/common/bounds.js';
+import { ExactNumberId } from '../../src/protocol/rpc-id.js';
 import type { JournalEntry } from '../../src/journal/entry.js';
 
 t.test('a 500 KB JSON-RPC id, client key and path are stored bounded', async (t) => {
@@ -28,17 +29,26 @@ t.test('a 500 KB JSON-RPC id, client key and path are stored bounded', async (t)
   t.ok(stored.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0) < 200_000, 'twenty 500 KB ids cost the journal well under 200 KB');
 });
 
-t.test('the ring keeps at most its byte budget, newest first', async (t) => {
-  const journal = new Journal({ ringSize: 10_000, ringBytes: 100_000 });
+t.test('the ring keeps at most its byte budget, newest first, whether it keeps lines by shape or as text', async (t) => {
+  // Lines whose entries repeat are kept by shape (their per-request values); lines that never repeat, as their text.
+  for (const [kind, note] of [
+    ['by shape', (_i: number) => 'x'.repeat(200)],
+    ['as text', (i: number) => 'x'.repeat(200) + i],
+  ] as const) {
+    const journal = new Journal({ ringSize: 10_000, ringBytes: 100_000 });
+    const line = (i: number) => ({ id: String(i).padStart(26, '0'), note: note(i) }) as unknown as JournalEntry;
+    for (let i = 0; i < 5_000; i++) journal.onRequestDone(line(i));
+    const kept = journal.all();
+    t.ok(journal.keptBytes <= 100_000, `${kind}: the ring holds ${journal.keptBytes} bytes`);
+    if (kind === 'as text') {
+      const bytes = journal.lines().reduce((n, text) => n + Buffer.byteLength(text), 0);
+      t.equal(bytes, journal.keptBytes, 'as text: what it holds is the bytes of the lines');
+    }
+    t.ok(kept.length > 50, `${kind}: and still many lines (${kept.length})`);
+    t.same(kept.at(-1), line(4_999), `${kind}: the newest line is kept`);
+    t.equal(Number(kept[0]!.id), 5_000 - kept.length, `${kind}: the oldest are forgotten first, in order`);
+  }
   const line = (i: number) => ({ id: String(i).padStart(26, '0'), note: 'x'.repeat(200) }) as unknown as JournalEntry;
-  for (let i = 0; i < 5_000; i++) journal.onRequestDone(line(i));
-  const kept = journal.all();
-  // The ring keeps each entry as its JSON line: what it holds is the bytes of those lines.
-  const bytes = journal.lines().reduce((n, text) => n + Buffer.byteLength(text), 0);
-  t.ok(bytes <= 100_000, `ring holds ${bytes} bytes`);
-  t.ok(kept.length > 50, 'and still many lines');
-  t.equal(kept.at(-1)!.id, line(4_999).id, 'the newest line is kept');
-  t.equal(Number(kept[0]!.id), 5_000 - kept.length, 'the oldest are forgotten first, in order');
   const counted = new Journal({ ringSize: 3 });
   for (let i = 0; i < 10; i++) counted.onRequestDone(line(i));
   t.same(
@@ -50,4 +60,12 @@ t.test('the ring keeps at most its byte budget, newest first', async (t) => {
     counted.entries({ since: line(7).id }).map((e) => Number(e.id)),
     [8, 9],
   );
+});
+
+t.test('a line cut to its bounds writes an exact JSON-RPC id as the number it is, as a line within them does', async (t) => {
+  const id = new ExactNumberId('1.50');
+  const within = boundJournalEntry({ rpc_id: id, path: '/a2a' });
+  const cut = boundJournalEntry({ rpc_id: id, path: '/a2a', notes: ['n'.repeat(MAX_STORED_CHARS + 1)] });
+  t.equal(JSON.stringify(within), '{"rpc_id":1.5,"path":"/a2a"}');
+  t.match(JSON.stringify(cut), /^\{"rpc_id":1\.5,"path":"\/a2a","notes":\["n+…\(257 chars, sha256:[0-9a-f]{16}\)"\]\}$/, 'not its fields ({"text":"1.50"})');
 });
