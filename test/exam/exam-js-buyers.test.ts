@@ -16,8 +16,8 @@ const dir = tempDir(t, 'aap-chaos-exam-');
 /**
  * What the naive buyer must FAIL. Its backoff verdicts outside flaky-internal are left out: there
  * it retries at once in one or two chains of one retry each, and whether that is evidence enough
- * depends on how fast a loaded machine lets it come back (flaky-internal, with its three-failure
- * outage, is graded at every seed below).
+ * depends on how fast a loaded machine lets it come back (flaky-internal, with a retry bound of 2,
+ * is graded at every seed below on the count of its retries).
  */
 const naiveFails: Record<string, string[]> = {
   'rate-limit-storm': ['no-storm', 'non-retryable', 'retry-after', 'sold-vehicle'],
@@ -44,12 +44,12 @@ t.test('the resilient JS buyer: the default battery PASSes with every check exer
 });
 
 t.test(
-  'the naive JS buyer: the expected FAILs, exit 1, its output tail shown; at every seed of --seeds 5 under flaky-internal, backoff fails wherever its retries reach the proxy at once',
+  'the naive JS buyer: the expected FAILs, exit 1, its output tail shown; at every seed of --seeds 5 it fails backoff under flaky-internal by the count of its retries',
   async (t) => {
     const junit = path.join(dir, 'naive.xml');
     const run = await exam(['--scenarios', Object.keys(naiveFails).join(','), '--parallel', '3', '--junit', junit, '--', ...jsBuyer('naive')]);
     // Alone, not beside the other exam: how fast "at once" is depends on how loaded the machine is.
-    const seeds = await exam(['--scenarios', 'flaky-internal', '--seeds', '5', '--parallel', '2', '--json', '--', ...jsBuyer('naive')]);
+    const seeds = await exam(['--scenarios', fixture('flaky-internal-bound-2.yaml'), '--seeds', '5', '--parallel', '2', '--json', '--', ...jsBuyer('naive')]);
     t.equal(run.code, 1, run.err);
     const xml = readFileSync(junit, 'utf8');
     for (const [scenario, expected] of Object.entries(naiveFails)) {
@@ -95,20 +95,21 @@ t.test(
       [42, 43, 44, 45, 46],
     );
     // The naive buyer retries at once, but what the proxy sees is when each retry arrives: a machine
-    // so busy that it holds the buyer's process a hundred ms or more between a reply and the retry
-    // (CI: seeds 42 and 43, run side by side while other test files ran) puts real waits on the wire,
-    // and no grader can tell those from backing off. So a PASS must rest on such waits: its
-    // explanation names them, and their median must be past the timing tolerance (50 ms). A grader
-    // that passed retries arriving at once fails here at every seed.
+    // busy enough to hold the buyer's process between a reply and its retry puts waits on the wire,
+    // and waits that full jitter could have drawn pass the timing test, as they must (CI beside a
+    // busy loop: waits 10–65 ms, median 36 ms; at nice 15 beside six busy loops: medians 192 and
+    // 301 ms). What no machine changes is how many times it retries: the shipped flaky-internal
+    // with a retry bound of 2 (test/fixtures/exam/) fails it on that count at every seed, where a
+    // buyer that gives up after two retries would pass. The timing test is proven on simulated
+    // buyers (test/report/backoff-simulation.test.ts) and in the buyer zoo.
     for (const r of flaky!.runs) {
       const backoff = r.report.checks.find((c) => c.check === 'backoff')!;
-      if (backoff.verdict === 'FAIL') {
-        t.pass(`seed ${r.seed}: backoff FAIL`);
-        continue;
-      }
-      const median = /; waits \d+–\d+ ms, median (\d+) ms,/.exec(backoff.explanation)?.[1];
-      t.equal(backoff.verdict, 'PASS', `seed ${r.seed}: ${backoff.explanation}`);
-      t.ok(median !== undefined && Number(median) > 50, `seed ${r.seed}: a PASS only where the machine held the buyer's retries: ${backoff.explanation}`);
+      t.equal(backoff.verdict, 'FAIL', `seed ${r.seed}: backoff FAIL`);
+      t.match(
+        backoff.explanation,
+        /^retried inventory\.(search|vehicle) \d+ times \(bound 2\)/,
+        `seed ${r.seed}: on the count of its retries (${backoff.explanation})`,
+      );
     }
   },
 );
