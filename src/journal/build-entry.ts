@@ -153,7 +153,12 @@ export const MAX_BODY_KEPT_FOR_FACTS = 2048;
  * contact and is therefore never kept (src/journal/entry-shape.ts keeps the others' bodies).
  */
 export function mayTakeFactsLater(skill: string | undefined, body: Buffer | undefined): body is Buffer {
-  return body !== undefined && body.length <= MAX_BODY_KEPT_FOR_FACTS && skill !== 'lead.submit' && isAapSkill(skill);
+  return body !== undefined && body.length <= MAX_BODY_KEPT_FOR_FACTS && factsMayWait(skill);
+}
+
+/** The skills whose facts may wait: checked again where the entry is built, so a lead's hash is never left out. */
+function factsMayWait(skill: string | undefined): boolean {
+  return skill !== 'lead.submit' && isAapSkill(skill);
 }
 
 /** Adds the request's summary to `summary` in place (the journal line keeps this key order). */
@@ -327,7 +332,7 @@ export function buildJournalEntry(request: ClassifiedRequest, decision: DecidedF
   entry.http_method = request.httpMethod;
   entry.path = request.path;
   entry.kind = request.kind;
-  addRequestSummary(entry, request, at.factsLater === true && request.skill !== 'lead.submit' && isAapSkill(request.skill));
+  addRequestSummary(entry, request, at.factsLater === true && factsMayWait(request.skill));
   entry.matched = decision.matched;
   entry.fired = decision.fired;
   entry.effects = decision.sentences;

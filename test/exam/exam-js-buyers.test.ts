@@ -44,11 +44,11 @@ t.test('the resilient JS buyer: the default battery PASSes with every check exer
 });
 
 t.test(
-  'the naive JS buyer: the expected FAILs, exit 1, its output tail shown; at every seed of --seeds 5 it fails backoff under flaky-internal by the count of its retries',
+  'the naive JS buyer: the expected FAILs, exit 1, its output tail shown; at every seed of --seeds 5, backoff FAILs on its count of retries',
   async (t) => {
     const junit = path.join(dir, 'naive.xml');
     const run = await exam(['--scenarios', Object.keys(naiveFails).join(','), '--parallel', '3', '--junit', junit, '--', ...jsBuyer('naive')]);
-    // Alone, not beside the other exam: how fast "at once" is depends on how loaded the machine is.
+    // After it, not beside it: the checks of the first exam still read how fast the buyer comes back.
     const seeds = await exam(['--scenarios', fixture('flaky-internal-bound-2.yaml'), '--seeds', '5', '--parallel', '2', '--json', '--', ...jsBuyer('naive')]);
     t.equal(run.code, 1, run.err);
     const xml = readFileSync(junit, 'utf8');
